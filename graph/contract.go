@@ -1,0 +1,295 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// Status is what a hook decided about its node. Only these four exist; a hook
+// returning anything else is a programming error that RunChain turns into a
+// non-retriable block.
+type Status string
+
+const (
+	StatusPass  Status = "pass"
+	StatusBlock Status = "block"
+	StatusWait  Status = "wait"
+	// StatusSkip is not a decision: the hook declined to look, so the chain
+	// carries on to the hooks after it.
+	StatusSkip Status = "skip"
+)
+
+// Valid reports whether s is one of the four statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusPass, StatusBlock, StatusWait, StatusSkip:
+		return true
+	}
+	return false
+}
+
+// Outcomes edges route on. A hook declares one in Result.Data["outcome"];
+// otherwise a passing chain routes on OutcomePass.
+const (
+	OutcomePass                 = "pass"
+	OutcomeSkipped              = "skipped"
+	OutcomeSelected             = "selected"
+	OutcomeApproved             = "approved"
+	OutcomeApprovedWithComments = "approved-with-comments"
+	OutcomeChangesRequested     = "changes-requested"
+	OutcomeDefined              = "defined"
+	OutcomeMoreWork             = "more-work"
+	OutcomeDone                 = "done"
+)
+
+// Severities a Message may carry.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Message is one finding, addressed to whoever has to act on it. Its text is
+// composed by the hook from its own vocabulary plus paths; never from the
+// untrusted text of a comment, because blocking messages are fed back to the
+// agent that is the subject of the gate.
+type Message struct {
+	Text     string `json:"text"`
+	Path     string `json:"path"`
+	Line     int    `json:"line,omitempty"`
+	Severity string `json:"severity"`
+}
+
+// Render is the one-line form used by check and in lastBlock.
+func (m Message) Render() string {
+	switch {
+	case m.Path != "" && m.Line > 0:
+		return fmt.Sprintf("%s (%s:%d)", m.Text, m.Path, m.Line)
+	case m.Path != "":
+		return fmt.Sprintf("%s (%s)", m.Text, m.Path)
+	}
+	return m.Text
+}
+
+// Errorf builds an error-severity message.
+func Errorf(format string, args ...any) Message {
+	return Message{Text: fmt.Sprintf(format, args...), Severity: SeverityError}
+}
+
+// Result is the hook contract's output: Status is what moves (or does not
+// move) the work item. Data carries facts for later hooks and for the runtime;
+// Data["outcome"] is a routing declaration, and Data["error"] on a passing
+// result marks a best-effort hook that degraded.
+type Result struct {
+	Status    Status         `json:"status"`
+	Hook      string         `json:"hook"`
+	Messages  []Message      `json:"messages"`
+	Data      map[string]any `json:"data"`
+	Retriable bool           `json:"retriable"`
+}
+
+// Pass is a satisfied result carrying optional data.
+func Pass(hook string, data map[string]any) Result {
+	return Result{Status: StatusPass, Hook: hook, Data: data, Retriable: true}
+}
+
+// Block reports every unmet requirement at once, so the agent can repair them
+// in one round.
+func Block(hook string, msgs ...Message) Result {
+	return Result{Status: StatusBlock, Hook: hook, Messages: msgs, Retriable: true}
+}
+
+// Wait keeps a gate open; reason, when given, says what it waits for.
+func Wait(hook, reason string) Result {
+	r := Result{Status: StatusWait, Hook: hook, Retriable: true}
+	if reason != "" {
+		r.Messages = []Message{{Text: reason, Severity: SeverityInfo}}
+	}
+	return r
+}
+
+// Skip declines to judge; reason, when given, says why.
+func Skip(hook, reason string) Result {
+	r := Result{Status: StatusSkip, Hook: hook, Retriable: true}
+	if reason != "" {
+		r.Messages = []Message{{Text: reason, Severity: SeverityInfo}}
+	}
+	return r
+}
+
+// Degraded is how a best-effort outbound hook reports that it could not do its
+// job: the chain still passes, the runtime surfaces err as a warning and a
+// graph.hook_degraded event.
+func Degraded(hook string, err error) Result {
+	return Pass(hook, map[string]any{"error": err.Error()})
+}
+
+// Outcome is the value edges route on: an explicit Data["outcome"], else the
+// status itself.
+func (r Result) Outcome() string {
+	if s, ok := r.Data["outcome"].(string); ok && s != "" {
+		return s
+	}
+	return string(r.Status)
+}
+
+// DeclaredOutcome is Data["outcome"] when the hook set one, else "".
+func (r Result) DeclaredOutcome() string {
+	s, _ := r.Data["outcome"].(string)
+	return s
+}
+
+// Render lists the messages as a markdown bullet list.
+func (r Result) Render() string {
+	lines := make([]string, len(r.Messages))
+	for i, m := range r.Messages {
+		lines[i] = "- " + m.Render()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Boundary is where in a node a chain runs.
+type Boundary string
+
+const (
+	Entry Boundary = "entry"
+	Exit  Boundary = "exit"
+)
+
+// WorkItem is the item a chain runs for.
+type WorkItem struct {
+	// Ref is how integrations and the event log name the item
+	// (github:owner/repo#109); the bare ID when nothing better is known.
+	Ref string
+	// ID is the spec folder's name.
+	ID string
+	// SpecDir is the absolute path of the spec folder.
+	SpecDir string
+	// SpecDirRel is SpecDir relative to the repository root, slash-separated.
+	SpecDirRel string
+	Tags       []string
+	RiskTier   int
+}
+
+// Comment is one inbound reply handed to a gate.
+type Comment struct {
+	Author string `json:"author"`
+	Body   string `json:"body"`
+}
+
+// Event is the inbound event that prompted an advance: the comments a human
+// gate may classify. Nil under check, which is why gates read "wait" there.
+type Event struct {
+	Comments []Comment `json:"comments"`
+}
+
+// Settings are the runtime values hooks read, assembled by the policy layer
+// from the harness and CLI configs.
+type Settings struct {
+	// AuthorizedUsers are the logins whose comments a gate may read at all.
+	AuthorizedUsers []string
+	// PhaseLabelPrefix prefixes the phase label set-phase-label applies.
+	PhaseLabelPrefix string
+	// OriginRepo is owner/name from ticketing.github, "" when unknown.
+	OriginRepo string
+	// RepoInitialized is true when the repository carries a harness config.
+	RepoInitialized bool
+	// ExecuteKeyword overrides the phase-selection "execute" keyword.
+	ExecuteKeyword string
+	// Notifications is the harness config's notifications block.
+	Notifications map[string]any
+	// TestCommand is the command verify-tests runs when its with: names none.
+	TestCommand string
+}
+
+// Context is everything a hook may see. Hooks must treat it as read-only; the
+// runtime builds a fresh one per chain.
+type Context struct {
+	WorkItem WorkItem
+	Node     *Node
+	Boundary Boundary
+	// Repo is the repository root (absolute).
+	Repo string
+	// Params is this chain entry's with: mapping (never nil).
+	Params map[string]any
+	// Results holds the results of the hooks earlier in this chain.
+	Results []Result
+	// Event is the inbound event for a human gate, nil when none.
+	Event *Event
+	// SkippedArtifacts names artifacts whose authoring node was
+	// declared skipped: a gate treats their absence as planned.
+	SkippedArtifacts map[string]bool
+	// Decisions are durable decisions recorded in the graph state.
+	Decisions map[string]any
+	// Surface is where this item collaborates ("", "work-item", "pull-request").
+	Surface string
+	// Graph is the compiled loop being walked.
+	Graph *Graph
+	// Settings are the runtime values assembled from the configs.
+	Settings Settings
+	// Config is the repository's harness config document, as parsed.
+	Config map[string]any
+	// Integration performs outbound calls; never nil when run by a Runtime.
+	Integration Integration
+	// ReadOnly is set under check and status: a hook must not write a file,
+	// spawn a process or call out. Hooks that would skip instead.
+	ReadOnly bool
+	// Log receives diagnostics; never nil when run by RunChain.
+	Log *slog.Logger
+}
+
+// Hook is the one contract every hook implements, shipped or repository. A
+// returned error is a broken check, and a broken check is never a pass:
+// RunChain turns it into a non-retriable block.
+type Hook interface {
+	Run(ctx *Context) (Result, error)
+}
+
+// HookFunc adapts a function to Hook.
+type HookFunc func(ctx *Context) (Result, error)
+
+// Run calls f.
+func (f HookFunc) Run(ctx *Context) (Result, error) { return f(ctx) }
+
+// ParamChecker is implemented by hooks whose with: parameters can be checked
+// when the graph compiles, so a typo is a startup failure rather than a
+// surprise three nodes into a walk. The returned error should name the key.
+type ParamChecker interface {
+	CheckParams(params map[string]any) error
+}
+
+// Registry resolves shipped hook names.
+type Registry interface {
+	Lookup(name string) (Hook, bool)
+	// Names lists every registered name, sorted.
+	Names() []string
+}
+
+// ExtensionPrefix starts every repository hook name and no shipped one.
+const ExtensionPrefix = "x-"
+
+// IsExtension reports whether name is in the repository namespace.
+func IsExtension(name string) bool { return strings.HasPrefix(name, ExtensionPrefix) }
+
+// Integration performs an outbound operation (add-comment, set-label, …) for
+// a hook. Implementations must be safe for concurrent use.
+type Integration interface {
+	Name() string
+	Call(op string, params map[string]any) (map[string]any, error)
+}
+
+// ErrIntegrationUnavailable is returned by an integration that cannot perform
+// calls at all (the none integration, or a missing credential). Outbound hooks
+// degrade on it rather than blocking.
+var ErrIntegrationUnavailable = errors.New("no integration configured")
+
+// NoIntegration is the none integration: every call is unavailable.
+type NoIntegration struct{}
+
+func (NoIntegration) Name() string { return "none" }
+
+func (NoIntegration) Call(op string, _ map[string]any) (map[string]any, error) {
+	return nil, fmt.Errorf("%s: %w (integration none)", op, ErrIntegrationUnavailable)
+}
