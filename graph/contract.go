@@ -200,8 +200,6 @@ type Settings struct {
 	ExecuteKeyword string
 	// Notifications is the harness config's notifications block.
 	Notifications map[string]any
-	// TestCommand is the command verify-tests runs when its with: names none.
-	TestCommand string
 }
 
 // Context is everything a hook may see. Hooks must treat it as read-only; the

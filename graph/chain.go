@@ -1,0 +1,161 @@
+package graph
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"runtime/debug"
+)
+
+// ChainOutcome is what a whole chain decided.
+type ChainOutcome struct {
+	Status  Status
+	Results []Result
+	// Blocking is the result that stopped the chain (a block or a wait),
+	// nil when the chain passed.
+	Blocking *Result
+	// Warnings are things the chain noticed that change no verdict: an x-
+	// hook's dropped outcome, a degraded outbound hook.
+	Warnings []string
+}
+
+// Satisfied reports whether the chain passed.
+func (o ChainOutcome) Satisfied() bool { return o.Status == StatusPass }
+
+// Outcome is the value edges route on: the blocking hook's outcome, else the
+// last explicit Data["outcome"], else "pass". The last declaration wins
+// because a later hook has seen the earlier results.
+func (o ChainOutcome) Outcome() string {
+	if o.Blocking != nil {
+		return o.Blocking.Outcome()
+	}
+	for i := len(o.Results) - 1; i >= 0; i-- {
+		if d := o.Results[i].DeclaredOutcome(); d != "" {
+			return d
+		}
+	}
+	return OutcomePass
+}
+
+// Messages are the blocking result's messages.
+func (o ChainOutcome) Messages() []Message {
+	if o.Blocking == nil {
+		return nil
+	}
+	return o.Blocking.Messages
+}
+
+// Render is the feedback for whoever must act: the-loop's own text only.
+func (o ChainOutcome) Render() string {
+	if o.Blocking == nil {
+		return ""
+	}
+	return fmt.Sprintf("`%s` did not pass:\n%s", o.Blocking.Hook, o.Blocking.Render())
+}
+
+// Degradations lists (hook, error) for each hook that passed while recording
+// a failure in Data["error"]: best-effort stays best-effort, never silent.
+func (o ChainOutcome) Degradations() [][2]string {
+	var out [][2]string
+	for _, r := range o.Results {
+		if e, ok := r.Data["error"].(string); ok && e != "" {
+			out = append(out, [2]string{r.Hook, e})
+		}
+	}
+	return out
+}
+
+// RunChain runs entries in order against base and stops at the first hook
+// that neither passes nor skips. A skip is not a verdict, so the chain runs
+// on past it. A hook that errors, panics, returns an unknown status or cannot
+// be resolved becomes a non-retriable block: a broken check is never a pass.
+// An x- hook's declared outcome is dropped: repository hooks may stop the
+// loop, never steer it.
+//
+// base is copied per hook; the caller's Context is not modified.
+func RunChain(entries []ChainEntry, base *Context) ChainOutcome {
+	var out ChainOutcome
+	log := base.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, e := range entries {
+		ctx := *base
+		ctx.Log = log.With("hook", e.Hook)
+		ctx.Params = e.Params
+		if ctx.Params == nil {
+			ctx.Params = map[string]any{}
+		}
+		ctx.Results = out.Results[:len(out.Results):len(out.Results)]
+		r := runOne(e.Hook, &ctx)
+		if IsExtension(e.Hook) {
+			if d, ok := r.Data["outcome"]; ok {
+				r.Data = maps.Clone(r.Data)
+				delete(r.Data, "outcome")
+				w := fmt.Sprintf("%s declared outcome %v; repository hooks do not route, so it was ignored", e.Hook, d)
+				log.Warn(w, "node", nodeID(base.Node))
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+		out.Results = append(out.Results, r)
+		if r.Status != StatusPass && r.Status != StatusSkip {
+			out.Status = r.Status
+			out.Blocking = &out.Results[len(out.Results)-1]
+			return out
+		}
+	}
+	out.Status = StatusPass
+	for _, d := range out.Degradations() {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s did not complete: %s", d[0], d[1]))
+	}
+	return out
+}
+
+func runOne(name string, ctx *Context) (r Result) {
+	broken := func(format string, args ...any) Result {
+		return Result{Status: StatusBlock, Hook: name, Retriable: false,
+			Messages: []Message{{Text: fmt.Sprintf("the %s hook failed to run: ", name) + fmt.Sprintf(format, args...), Severity: SeverityError}}}
+	}
+	var h Hook
+	var ok bool
+	if ctx.Graph != nil {
+		h, ok = ctx.Graph.Hook(name)
+	}
+	if !ok {
+		return broken("no hook is registered under that name")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			ctx.Log.Error("hook panicked", "panic", p, "stack", string(debug.Stack()))
+			r = broken("panic: %v", p)
+		}
+	}()
+	res, err := h.Run(ctx)
+	if err != nil {
+		ctx.Log.Warn("hook failed", "err", err)
+		return broken("%v", err)
+	}
+	if !res.Status.Valid() {
+		return broken("returned unknown status %q; want pass, block, wait or skip", res.Status)
+	}
+	if res.Hook == "" {
+		res.Hook = name
+	}
+	return res
+}
+
+func nodeID(n *Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.ID
+}
+
+// renderMessages joins rendered messages one per line.
+func renderMessages(msgs []Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Render()
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+// Package graph is the-loop's process model and the runtime that walks work
+// items through it. It imports nothing else of ours; everything above it
+// (shipped hooks, repository hooks, configuration, the CLI) plugs in through
+// the interfaces declared here.
+//
+// # The model
+//
+// A loop is compiled once from YAML by [Compile] into an immutable [*Graph]:
+// nodes in declaration order, edges indexed by (node, outcome), named skip
+// sets. Every structural fault (an unknown hook, a bad with: parameter, a
+// skippable node without an on: skipped edge, a duplicate id) is a
+// [*ConfigError] carrying file, line, loop, node and key, so a broken graph
+// fails at startup with a message that says where.
+//
+// # The hook contract
+//
+// Every hook, shipped or repository, implements [Hook]: it receives a
+// [*Context] and returns a [Result] whose [Status] is pass, block, wait or
+// skip. [RunChain] runs a node's chain in order and stops at the first hook
+// that neither passes nor skips. An erroring or panicking hook is a
+// non-retriable block: a broken check is never a pass. Routing uses the
+// blocking hook's outcome, else the last explicit Data["outcome"], else pass;
+// an x- (repository) hook's outcome is dropped with a warning.
+//
+// To add repository hooks to a compiled graph, use [Apply]: it returns a new
+// Graph with the attachments appended after the shipped chains and the
+// repository's own table consulted first when resolving names. Apply can
+// append; nothing in it can remove, reorder or replace a shipped entry.
+//
+// # The runtime
+//
+// A [Runtime] binds a graph to one repository. [Runtime.Status] is pure (no
+// writes, no subprocess, no outbound call, no event) and is what check uses;
+// [Runtime.Advance], [Runtime.Complete], [Runtime.DeclareSkips],
+// [Runtime.Force] and [Runtime.Run] move an item, each under a file lock
+// beside its graph-state.json ([ErrBusy] when another process holds it).
+// [State] keeps the original tool's graph-state.json keys and is written
+// atomically; a corrupt or newer file is a [*StateError] and is never
+// overwritten.
+package graph

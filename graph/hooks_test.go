@@ -1,0 +1,67 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+)
+
+// fakeRegistry is a shipped registry for tests: each hook returns whatever
+// its function says.
+type fakeRegistry map[string]Hook
+
+func (r fakeRegistry) Lookup(name string) (Hook, bool) { h, ok := r[name]; return h, ok }
+func (r fakeRegistry) Names() []string                 { return slices.Sorted(maps.Keys(r)) }
+
+type paramHook struct {
+	HookFunc
+	allowed []string
+}
+
+func (p paramHook) CheckParams(params map[string]any) error {
+	for k := range params {
+		if !slices.Contains(p.allowed, k) {
+			return fmt.Errorf("with.%s: unknown parameter; want one of %v", k, p.allowed)
+		}
+	}
+	return nil
+}
+
+func fixed(r Result) Hook {
+	return HookFunc(func(ctx *Context) (Result, error) { return r, nil })
+}
+
+// testRegistry resolves the hooks the fixtures in testdata use. "gate" reads
+// the event: a comment "approve" passes with outcome approved, none waits.
+// "file-present" passes when the param path exists in the spec folder.
+func testRegistry() fakeRegistry {
+	return fakeRegistry{
+		"ok":      fixed(Pass("ok", nil)),
+		"nothing": fixed(Skip("nothing", "not applicable")),
+		"deny":    fixed(Block("deny", Errorf("denied"))),
+		"boom": HookFunc(func(*Context) (Result, error) {
+			return Result{}, errors.New("exploded")
+		}),
+		"gate": HookFunc(func(ctx *Context) (Result, error) {
+			if ctx.Event == nil || len(ctx.Event.Comments) == 0 {
+				return Wait("gate", "no authorized feedback yet"), nil
+			}
+			return Pass("gate", map[string]any{"outcome": ctx.Event.Comments[0].Body}), nil
+		}),
+		"file-present": paramHook{allowed: []string{"path"}, HookFunc: func(ctx *Context) (Result, error) {
+			p, _ := ctx.Params["path"].(string)
+			if fileExists(ctx.WorkItem.SpecDir + "/" + p) {
+				return Pass("file-present", nil), nil
+			}
+			return Block("file-present", Message{Text: "missing " + p, Path: p, Severity: SeverityError}), nil
+		}},
+		"degraded": fixed(Degraded("degraded", ErrIntegrationUnavailable)),
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,310 @@
+package graph
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Emit(event, level string, fields map[string]any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, event)
+	return nil
+}
+
+func (r *recorder) has(e string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Contains(r.events, e)
+}
+
+func newRuntime(t *testing.T) (*Runtime, *recorder) {
+	t.Helper()
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, "docs/specs/item"), 0o755)
+	rec := &recorder{}
+	clock := time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC)
+	return &Runtime{
+		Repo: repo, SpecRoot: filepath.Join(repo, "docs/specs"), Graph: mustCompile(t, "testdata/mini.yaml"),
+		Events: rec, Now: func() time.Time { return clock },
+	}, rec
+}
+
+func comment(body string) *Event { return &Event{Comments: []Comment{{Author: "alice", Body: body}}} }
+
+func TestAWorkItemWalksTheLoop(t *testing.T) {
+	rt, rec := newRuntime(t)
+	step, err := rt.Start("item")
+	if err != nil || step.Node != "select" {
+		t.Fatalf("start: %+v, %v", step, err)
+	}
+	if again, _ := rt.Start("item"); again != nil {
+		t.Error("a second start moved the item")
+	}
+	if s, _ := rt.Advance("item", nil); s.Status != "wait" {
+		t.Fatalf("selection without a reply: got %s, want wait", s.Status)
+	}
+	st, _ := LoadState(filepath.Join(rt.SpecRoot, "item"), "item")
+	if st.Parked == nil || st.Parked["node"] != "select" {
+		t.Errorf("a wait must park: %v", st.Parked)
+	}
+	if s, _ := rt.Advance("item", comment("selected")); s.To != "draft" {
+		t.Fatalf("selected: got %+v", s)
+	}
+	// draft blocks until draft.md exists, and escalates at maxAttempts 2.
+	if s, _ := rt.Advance("item", nil); s.Status != "block" || !strings.Contains(strings.Join(s.Messages, ""), "missing draft.md") {
+		t.Fatalf("draft: got %+v", s)
+	}
+	os.WriteFile(filepath.Join(rt.SpecRoot, "item/draft.md"), []byte("# d\n"), 0o644)
+	if s, _ := rt.Advance("item", nil); s.To != "review" {
+		t.Fatalf("draft done: got %+v", s)
+	}
+	if s, _ := rt.Advance("item", comment("changes-requested")); s.To != "draft" {
+		t.Fatalf("changes requested: got %+v", s)
+	}
+	rt.Advance("item", nil)
+	rt.Advance("item", comment("approved"))
+	s, _ := rt.Advance("item", nil) // build: nothing skips, ok passes
+	if s.To != "done" || !s.Terminal {
+		t.Fatalf("build: got %+v", s)
+	}
+	s, _ = rt.Advance("item", nil)
+	if s.Status != "pass" || s.To != "" || !s.Terminal {
+		t.Fatalf("done: got %+v", s)
+	}
+	for _, e := range []string{"graph.started", "graph.parked", "graph.blocked", "graph.advanced", "graph.completed", "graph.hook_degraded", "graph.gate_session"} {
+		if !rec.has(e) {
+			t.Errorf("no %s event in %v", e, rec.events)
+		}
+	}
+	rep, err := rt.Status("item", false)
+	if err != nil || rep.CurrentNode != "done" {
+		t.Fatalf("status: %+v, %v", rep, err)
+	}
+}
+
+func TestABlockEscalatesAfterARepeatedMessage(t *testing.T) {
+	rt, rec := newRuntime(t)
+	rt.Force("item", "draft", "testing", "me")
+	rt.Start("item")
+	first, _ := rt.Advance("item", nil)
+	second, _ := rt.Advance("item", nil)
+	if first.Status != "block" || second.Status != StatusEscalated || !rec.has("graph.escalated") {
+		t.Errorf("got %s then %s", first.Status, second.Status)
+	}
+}
+
+func TestNoDeclaredEdgeParksAndEscalates(t *testing.T) {
+	rt, rec := newRuntime(t)
+	rt.Start("item")
+	s, _ := rt.Advance("item", comment("something-else"))
+	if s.Status != StatusEscalated || !strings.Contains(strings.Join(s.Messages, " "), `no declared edge from select on outcome "something-else"`) || !rec.has("graph.no_edge") {
+		t.Errorf("got %+v", s)
+	}
+}
+
+func TestStatusIsPureAndRecomputeIgnoresThePointer(t *testing.T) {
+	rt, rec := newRuntime(t)
+	rt.Force("item", "build", "jump", "me")
+	before := len(rec.events)
+	dir := filepath.Join(rt.SpecRoot, "item")
+	stateBefore, _ := os.ReadFile(filepath.Join(dir, StateFile))
+	rep, err := rt.Status("item", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.CurrentNode != "build" || rep.OK {
+		t.Errorf("stored: at %s ok %v; the selection gate before the pointer waits", rep.CurrentNode, rep.OK)
+	}
+	if rep.Nodes[3].Node != "build" || !rep.Nodes[3].Forced {
+		t.Errorf("build should be reported forced: %+v", rep.Nodes[3])
+	}
+	re, _ := rt.Status("item", true)
+	if re.CurrentNode != "select" || re.Nodes[3].Forced {
+		t.Errorf("recompute: at %s, forced %v", re.CurrentNode, re.Nodes[3].Forced)
+	}
+	stateAfter, _ := os.ReadFile(filepath.Join(dir, StateFile))
+	if len(rec.events) != before || string(stateBefore) != string(stateAfter) {
+		t.Error("status wrote an event or the state")
+	}
+}
+
+func TestDeclaredSkipsRouteAroundNodesAndAreReported(t *testing.T) {
+	rt, rec := newRuntime(t)
+	rt.Start("item")
+	res, err := rt.DeclareSkips("item", []string{"docs", "select", "bogus"}, "small change", "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Declared, ",") != "draft,review" || len(res.Rejected) != 2 {
+		t.Fatalf("got %+v", res)
+	}
+	s, _ := rt.Advance("item", comment("selected"))
+	if s.To != "build" {
+		t.Fatalf("got %+v, want the skipped nodes routed around", s)
+	}
+	rep, _ := rt.Status("item", false)
+	if rep.Nodes[1].Status != "skip" || !strings.Contains(rep.Nodes[1].Messages[0], "by bob, reason: small change") {
+		t.Errorf("draft: %+v", rep.Nodes[1])
+	}
+	if !rec.has("graph.node_skipped") || !rec.has("graph.skips_rejected") {
+		t.Errorf("events: %v", rec.events)
+	}
+	// A skip is a plan, not an amnesty: nothing behind the pointer.
+	res, _ = rt.DeclareSkips("item", []string{"draft"}, "again", "bob")
+	if len(res.Declared) != 0 {
+		t.Errorf("declared a node behind the pointer: %+v", res)
+	}
+	if _, err := rt.DeclareSkips("item", []string{"draft"}, "  ", ""); !errors.Is(err, ErrReasonRequired) {
+		t.Errorf("no reason: got %v", err)
+	}
+}
+
+func TestAForgedSkipOnAProtectedGateIsRefused(t *testing.T) {
+	rt, _ := newRuntime(t)
+	dir := filepath.Join(rt.SpecRoot, "item")
+	st := NewState("item")
+	st.Skips["select"] = map[string]any{"via": "hand"}
+	st.Save(dir)
+	rep, _ := rt.Status("item", false)
+	if rep.Nodes[0].Status != "wait" || !strings.Contains(strings.Join(rep.Nodes[0].Messages, " "), "refused") {
+		t.Errorf("got %+v", rep.Nodes[0])
+	}
+}
+
+func TestForceMovesThePointerWithoutForgingAVerdict(t *testing.T) {
+	rt, rec := newRuntime(t)
+	f, err := rt.Force("item", "done", "ship it", "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.FromNode != "select" || len(f.Warnings) < 3 {
+		t.Errorf("got %+v; want off-edge, required and audit-comment warnings", f)
+	}
+	rep, _ := rt.Status("item", true)
+	if rep.Nodes[0].Status != "wait" {
+		t.Error("the bypassed gate lost its verdict")
+	}
+	st, _ := LoadState(filepath.Join(rt.SpecRoot, "item"), "item")
+	if len(st.Forced) != 1 || st.Forced[0]["actor"] != "carol" || !st.Nodes["done"].Forced || !rec.has("graph.forced") {
+		t.Errorf("force not recorded: %+v", st.Forced)
+	}
+	if _, err := rt.Force("item", "nowhere", "x", ""); !errors.Is(err, ErrUnknownNode) {
+		t.Errorf("unknown target: %v", err)
+	}
+	if _, err := rt.Force("item", "done", "", ""); !errors.Is(err, ErrReasonRequired) {
+		t.Errorf("no reason: %v", err)
+	}
+}
+
+func TestCompleteClaims(t *testing.T) {
+	rt, _ := newRuntime(t)
+	c, _ := rt.Complete("item", "", "", nil)
+	if c.Status != "refused" || c.Reason != "not-started" {
+		t.Errorf("not started: %+v", c)
+	}
+	rt.Force("item", "build", "skip ahead", "")
+	if c, _ := rt.Complete("item", "done", "", nil); c.Reason != "not-current" || c.CurrentNode != "build" {
+		t.Errorf("ahead: %+v", c)
+	}
+	if c, _ := rt.Complete("item", "select", "", nil); c.Status != "noop" || c.Reason != "already-past" {
+		t.Errorf("behind: %+v", c)
+	}
+	c, _ = rt.Complete("item", "build", "agent-1", nil)
+	if !c.Moved || c.CurrentNode != "done" {
+		t.Errorf("current: %+v", c)
+	}
+}
+
+func TestAHeldLockAnswersBusy(t *testing.T) {
+	rt, _ := newRuntime(t)
+	rt.Start("item")
+	lock := flock.New(filepath.Join(rt.SpecRoot, "item", LockFile))
+	if ok, err := lock.TryLock(); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	defer lock.Unlock()
+	c, err := rt.Complete("item", "", "", nil)
+	if err != nil || c.Status != "busy" {
+		t.Errorf("complete: %+v, %v", c, err)
+	}
+	if _, err := rt.Advance("item", nil); !errors.Is(err, ErrBusy) {
+		t.Errorf("advance: %v", err)
+	}
+}
+
+func TestRunStopsAtWaitTerminalAndMaxNodes(t *testing.T) {
+	rt, _ := newRuntime(t)
+	rep, err := rt.Run("item", 10, false, comment("selected"))
+	if err != nil || rep.Stopped != "block" || rep.At != "draft" {
+		t.Fatalf("got %+v, %v", rep, err)
+	}
+	os.WriteFile(filepath.Join(rt.SpecRoot, "item/draft.md"), []byte("x"), 0o644)
+	rep, _ = rt.Run("item", 10, false, nil)
+	if rep.Stopped != "wait" || rep.At != "review" {
+		t.Fatalf("got %+v", rep)
+	}
+	rep, _ = rt.Run("item", 1, false, comment("approved"))
+	if rep.Stopped != "max-nodes" || rep.At != "build" {
+		t.Fatalf("got %+v", rep)
+	}
+	rep, _ = rt.Run("item", 10, false, nil)
+	if rep.Stopped != "terminal" || rep.At != "done" {
+		t.Fatalf("got %+v", rep)
+	}
+}
+
+func TestADryRunWritesNothing(t *testing.T) {
+	rt, rec := newRuntime(t)
+	os.WriteFile(filepath.Join(rt.SpecRoot, "item/draft.md"), []byte("x"), 0o644)
+	rt.Force("item", "draft", "test", "")
+	dir := filepath.Join(rt.SpecRoot, "item")
+	before, _ := os.ReadFile(filepath.Join(dir, StateFile))
+	n := len(rec.events)
+	rep, err := rt.Run("item", 10, true, nil)
+	if err != nil || rep.Stopped != "wait" || rep.At != "review" || len(rep.Steps) != 2 {
+		t.Fatalf("got %+v, %v", rep, err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, StateFile))
+	if string(before) != string(after) || len(rec.events) != n {
+		t.Error("a dry run wrote")
+	}
+}
+
+func TestUnknownItemsAndBadIDs(t *testing.T) {
+	rt, _ := newRuntime(t)
+	if _, err := rt.Status("missing", false); err == nil || !strings.Contains(err.Error(), "no spec folder at docs/specs/missing") {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := rt.Status("../etc", false); err == nil || !strings.Contains(err.Error(), "want a spec folder name") {
+		t.Errorf("escape: %v", err)
+	}
+}
+
+func TestDeriveRef(t *testing.T) {
+	cases := []struct{ id, origin, want string }{
+		{"issue-12", "octo/repo", "github:octo/repo#12"},
+		{"issue-12", "", ""},
+		{"feature-x", "octo/repo", ""},
+		{"issue-12", "octo/re po", ""},
+		{"issue-0", "octo/repo", ""},
+	}
+	for _, c := range cases {
+		if got := DeriveRef(c.id, c.origin); got != c.want {
+			t.Errorf("DeriveRef(%q, %q) = %q, want %q", c.id, c.origin, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// StateFile is the graph state's file name inside a spec folder.
+const StateFile = "graph-state.json"
+
+// LockFile serialises graph-state writers.
+const LockFile = "graph-state.lock"
+
+// StateVersion is the newest graph-state format this build understands.
+const StateVersion = 1
+
+// timeLayout matches the original's isoformat() of a UTC second.
+const timeLayout = "2006-01-02T15:04:05+00:00"
+
+// Timestamp renders t the way graph-state.json records times.
+func Timestamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(timeLayout) }
+
+// NodeRecord is what the state remembers about one node.
+type NodeRecord struct {
+	Attempts  int    `json:"attempts"`
+	Outcome   string `json:"outcome"`
+	EnteredAt string `json:"enteredAt"`
+	ExitedAt  string `json:"exitedAt"`
+	LastBlock string `json:"lastBlock"`
+	Forced    bool   `json:"forced"`
+}
+
+// State is a work item's graph-state.json: where the item is, and what was
+// declared or decided on the way. It is a cache, never an authority: check
+// --recompute ignores it, and an agent editing it cannot pass a gate.
+type State struct {
+	Version     int                       `json:"version"`
+	WorkItem    string                    `json:"workItem"`
+	CurrentNode string                    `json:"currentNode"`
+	Nodes       map[string]*NodeRecord    `json:"nodes"`
+	Decisions   map[string]any            `json:"decisions"`
+	Forced      []map[string]any          `json:"forced"`
+	Parked      map[string]any            `json:"parked"`
+	Session     map[string]any            `json:"session"`
+	Completions map[string]any            `json:"completions"`
+	Skips       map[string]map[string]any `json:"skips"`
+	OptIns      map[string]map[string]any `json:"optIns"`
+	Surface     string                    `json:"surface"`
+	Loop        string                    `json:"loop"`
+
+	// extra keeps top-level keys this build does not know, so a rewrite
+	// loses nothing another tool recorded.
+	extra map[string]json.RawMessage
+}
+
+// NewState is the state of an item that has not entered the graph.
+func NewState(workItem string) *State {
+	s := &State{Version: StateVersion, WorkItem: workItem}
+	s.normalise()
+	return s
+}
+
+func (s *State) normalise() {
+	if s.Nodes == nil {
+		s.Nodes = map[string]*NodeRecord{}
+	}
+	if s.Decisions == nil {
+		s.Decisions = map[string]any{}
+	}
+	if s.Forced == nil {
+		s.Forced = []map[string]any{}
+	}
+	if s.Completions == nil {
+		s.Completions = map[string]any{}
+	}
+	if s.Skips == nil {
+		s.Skips = map[string]map[string]any{}
+	}
+	if s.OptIns == nil {
+		s.OptIns = map[string]map[string]any{}
+	}
+}
+
+var knownStateKeys = []string{"version", "workItem", "currentNode", "nodes", "decisions", "forced",
+	"parked", "session", "completions", "skips", "optIns", "surface", "loop"}
+
+// ParseState decodes a graph-state document. path is used in errors only.
+// A document from a newer version, or one whose known keys have the wrong
+// shape, is a *StateError: the runtime must not guess at it.
+func ParseState(path string, data []byte, workItem string) (*State, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, &StateError{Path: path, Msg: "not a valid graph-state document (want a JSON object)", Err: err}
+	}
+	if raw == nil {
+		return nil, &StateError{Path: path, Msg: "not a valid graph-state document (want a JSON object, got null)"}
+	}
+	s := &State{Version: StateVersion, WorkItem: workItem}
+	if v, ok := raw["version"]; ok {
+		var n float64
+		if err := json.Unmarshal(v, &n); err != nil || n != float64(int(n)) {
+			return nil, &StateError{Path: path, Msg: fmt.Sprintf("version: got %s, want a whole number", v)}
+		}
+		if int(n) > StateVersion {
+			return nil, &StateError{Path: path, Msg: fmt.Sprintf("written by a newer the-loop (state version %d, this build reads up to %d); upgrade the-loop", int(n), StateVersion)}
+		}
+	}
+	// Decode the known keys one at a time so the error names the key.
+	type target struct {
+		key string
+		ptr any
+	}
+	// The original writes null for an absent parked/session; other keys
+	// tolerate null as "empty" too.
+	for _, t := range []target{
+		{"workItem", &s.WorkItem}, {"currentNode", &s.CurrentNode}, {"nodes", &s.Nodes},
+		{"decisions", &s.Decisions}, {"forced", &s.Forced}, {"parked", &s.Parked},
+		{"session", &s.Session}, {"completions", &s.Completions}, {"skips", &s.Skips},
+		{"optIns", &s.OptIns}, {"surface", &s.Surface}, {"loop", &s.Loop},
+	} {
+		v, ok := raw[t.key]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(v, t.ptr); err != nil {
+			return nil, &StateError{Path: path, Msg: fmt.Sprintf("key %s has the wrong shape", t.key), Err: err}
+		}
+	}
+	for k := range s.Nodes {
+		if s.Nodes[k] == nil {
+			delete(s.Nodes, k)
+		}
+	}
+	for k, v := range raw {
+		if !slices.Contains(knownStateKeys, k) {
+			if s.extra == nil {
+				s.extra = map[string]json.RawMessage{}
+			}
+			s.extra[k] = v
+		}
+	}
+	s.Version = StateVersion
+	s.normalise()
+	return s, nil
+}
+
+// LoadState reads dir's graph-state.json. A missing file is a fresh state;
+// an unreadable or corrupt one is an error, and the file is left untouched
+// for whoever must look at it.
+func LoadState(dir, workItem string) (*State, error) {
+	path := filepath.Join(dir, StateFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewState(workItem), nil
+	}
+	if err != nil {
+		return nil, &StateError{Path: path, Msg: "cannot read", Err: err}
+	}
+	return ParseState(path, data, workItem)
+}
+
+// MarshalJSON writes the known keys in the original's order, then any keys
+// another tool recorded, sorted.
+func (s *State) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	write := func(k string, v any) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		b.Write(vb)
+		return nil
+	}
+	type kv struct {
+		k string
+		v any
+	}
+	for _, f := range []kv{
+		{"version", s.Version}, {"workItem", s.WorkItem}, {"currentNode", s.CurrentNode},
+		{"nodes", s.Nodes}, {"decisions", s.Decisions}, {"forced", s.Forced}, {"parked", s.Parked},
+		{"session", s.Session}, {"completions", s.Completions}, {"skips", s.Skips},
+		{"optIns", s.OptIns}, {"surface", s.Surface}, {"loop", s.Loop},
+	} {
+		if err := write(f.k, f.v); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.extra)) {
+		if err := write(k, s.extra[k]); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Save writes the state atomically into dir: a temporary file beside the
+// target, fsynced, then renamed over it, so a crash leaves either the old
+// file or the new one and never a torn one.
+func (s *State) Save(dir string) error {
+	s.normalise()
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode graph state: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(dir, StateFile), append(data, '\n'), 0o644)
+}
+
+// WriteFileAtomic writes data to path through a synced temporary file in the
+// same directory and a rename.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync() // make the rename durable; best effort where unsupported
+		d.Close()
+	}
+	return nil
+}
+
+// Record returns node's record, creating it.
+func (s *State) Record(node string) *NodeRecord {
+	r, ok := s.Nodes[node]
+	if !ok {
+		r = &NodeRecord{}
+		s.Nodes[node] = r
+	}
+	return r
+}
+
+func (s *State) enter(node string, now time.Time) {
+	r := s.Record(node)
+	if r.EnteredAt == "" {
+		r.EnteredAt = Timestamp(now)
+	}
+	r.Attempts++
+	s.CurrentNode = node
+	s.Parked = nil
+}
+
+func (s *State) exit(node, outcome string, now time.Time) {
+	r := s.Record(node)
+	r.Outcome = outcome
+	r.ExitedAt = Timestamp(now)
+}
+
+func (s *State) park(node, reason string, now time.Time) {
+	s.Parked = map[string]any{"node": node, "reason": reason, "since": Timestamp(now)}
+}
+
+// noteBlock records a blocking message and reports whether it repeats the
+// previous one: the same finding twice means the agent is not converging.
+func (s *State) noteBlock(node, msg string) bool {
+	r := s.Record(node)
+	repeated := msg != "" && r.LastBlock == msg
+	r.LastBlock = msg
+	return repeated
+}
