@@ -1,0 +1,297 @@
+package builtins
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// Helpers shared by the content hooks (validate-artifacts, lint-artifacts,
+// enforces-boundaries-from, record-feedback, await-inner-loops): resolving
+// produces entries against a spec folder, naming files for messages, and
+// checking with: parameters.
+
+// artifactSlot is one produces entry resolved against a spec folder: one
+// artifact, under any one of the names the entry accepts
+// ("requirements.md|bugfix.md"). Present is the subset of Candidates that
+// exists as a regular file, in declaration order. The resolver never chooses
+// between present alternatives; that is each hook's policy.
+type artifactSlot struct {
+	Names      []string
+	Candidates []string // absolute paths, one per name
+	Present    []string // absolute paths
+}
+
+// label lists the accepted names for a message.
+func (s artifactSlot) label() string { return strings.Join(s.Names, ", ") }
+
+// alternatives reports whether the slot accepts more than one name.
+func (s artifactSlot) alternatives() bool { return len(s.Names) > 1 }
+
+// resolveSlots resolves produces-style entries against specDir, one slot per
+// entry.
+func resolveSlots(entries []string, specDir string) []artifactSlot {
+	slots := make([]artifactSlot, 0, len(entries))
+	for _, entry := range entries {
+		var slot artifactSlot
+		for _, name := range graph.ArtifactNames(entry) {
+			p := filepath.Join(specDir, filepath.FromSlash(name))
+			slot.Names = append(slot.Names, name)
+			slot.Candidates = append(slot.Candidates, p)
+			if isRegularFile(p) {
+				slot.Present = append(slot.Present, p)
+			}
+		}
+		slots = append(slots, slot)
+	}
+	return slots
+}
+
+// slotEntries reads a with: value naming artifacts: one entry, or a list of
+// them. Nothing (absent, empty) is no entries; a scalar of another type is
+// read as its text, as the reference implementation does.
+func slotEntries(v any) []string {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if x == "" {
+			return nil
+		}
+		return []string{x}
+	case []string:
+		return x
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = pyStr(e)
+		}
+		return out
+	}
+	if !pyTruthy(v) {
+		return nil
+	}
+	return []string{pyStr(v)}
+}
+
+// nodeProduces is the node's produces list; none for a nil node.
+func nodeProduces(ctx *graph.Context) []string {
+	if ctx.Node == nil {
+		return nil
+	}
+	return ctx.Node.Produces
+}
+
+func isRegularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// relPath names abs for a message: repository-relative and slash-separated
+// when it lies inside the work item's spec folder or the repository, else
+// the absolute path.
+func relPath(ctx *graph.Context, abs string) string {
+	if ctx.WorkItem.SpecDir != "" && ctx.WorkItem.SpecDirRel != "" {
+		if rest, ok := pathWithin(ctx.WorkItem.SpecDir, abs); ok {
+			if rest == "." {
+				return ctx.WorkItem.SpecDirRel
+			}
+			return strings.TrimSuffix(ctx.WorkItem.SpecDirRel, "/") + "/" + rest
+		}
+	}
+	if ctx.Repo != "" {
+		if rest, ok := pathWithin(ctx.Repo, abs); ok {
+			return rest
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+// pathWithin is p relative to root, slash-separated, when p lies inside root.
+func pathWithin(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// specDirPath names the spec folder itself for a message.
+func specDirPath(ctx *graph.Context) string { return relPath(ctx, ctx.WorkItem.SpecDir) }
+
+// pyTruthy is Python truthiness for decoded values: the reference
+// implementation tests most parameters with a bare `if`.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case int:
+		return x != 0
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	case []any:
+		return len(x) > 0
+	case []string:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// findingAt is an error-severity message about path.
+func findingAt(path, format string, args ...any) graph.Message {
+	m := graph.Errorf(format, args...)
+	m.Path = path
+	return m
+}
+
+// paramRule is what one with: key must hold.
+type paramRule struct {
+	// want completes "got X, want ..." in the refusal.
+	want string
+	// check reports whether v is acceptable; a non-nil error replaces the
+	// generic refusal with a more precise one.
+	check func(v any) (bool, error)
+}
+
+// hookParams declares the with: keys one hook accepts.
+type hookParams struct {
+	hook  string
+	rules map[string]paramRule
+}
+
+// check refuses unknown keys, naming the accepted ones, and values of the
+// wrong shape, naming what would be right. Keys are checked in sorted order
+// so the first error is stable.
+func (h hookParams) check(params map[string]any) error {
+	for _, key := range slices.Sorted(maps.Keys(params)) {
+		rule, ok := h.rules[key]
+		if !ok {
+			if len(h.rules) == 0 {
+				return fmt.Errorf("with.%s: unknown parameter; %s takes no parameters", key, h.hook)
+			}
+			return fmt.Errorf("with.%s: unknown parameter; %s accepts %s", key, h.hook, strings.Join(slices.Sorted(maps.Keys(h.rules)), ", "))
+		}
+		good, err := rule.check(params[key])
+		if err != nil {
+			return fmt.Errorf("with.%s: %w", key, err)
+		}
+		if !good {
+			return fmt.Errorf("with.%s: got %s, want %s", key, yamlTypeName(params[key]), rule.want)
+		}
+	}
+	return nil
+}
+
+// yamlTypeName names a decoded value's type the way a YAML author thinks of it.
+func yamlTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case int, int64, int32, uint, uint64:
+		return "integer"
+	case float64, float32:
+		return "number"
+	case []any, []string:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func ruleBool(v any) (bool, error) {
+	_, ok := v.(bool)
+	return ok, nil
+}
+
+// stringsOf is v as a list of strings, in either shape a decoder produces.
+func stringsOf(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case []string:
+		return x, true
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out[i] = s
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func ruleStringList(v any) (bool, error) {
+	_, ok := stringsOf(v)
+	return ok, nil
+}
+
+// ruleArtifactRef accepts one produces-style entry or a list of them, each
+// well formed: "a||b", "|a" and "a|" would silently accept fewer names than
+// their author wrote.
+func ruleArtifactRef(v any) (bool, error) {
+	var entries []string
+	if s, ok := v.(string); ok {
+		entries = []string{s}
+	} else if list, ok := stringsOf(v); ok {
+		entries = list
+	} else {
+		return false, nil
+	}
+	for _, e := range entries {
+		if err := checkArtifactEntry(e); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func checkArtifactEntry(entry string) error {
+	for _, part := range strings.Split(entry, graph.AlternativeSeparator) {
+		if strings.TrimSpace(part) == "" {
+			return fmt.Errorf("entry %q has an empty alternative; write the accepted names as first.md%ssecond.md", entry, graph.AlternativeSeparator)
+		}
+	}
+	return nil
+}
+
+// wholeNumber is v as a whole number, in any numeric shape a decoder produces.
+func wholeNumber(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case int32:
+		return int(x), true
+	case uint64:
+		return int(x), true
+	case float64:
+		if x == float64(int(x)) {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
+
+// noWithParams is the rule set of a hook that takes no with: parameters.
+func noWithParams(hook string) hookParams { return hookParams{hook: hook} }

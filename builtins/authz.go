@@ -1,0 +1,127 @@
+package builtins
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// The self-authorship contract. Every comment the-loop posts carries
+// selfCommentMarker, an invisible HTML comment, and every reader drops a body
+// carrying it before authorization is even considered: the harness posts with
+// the operator's own credentials, so by author alone its comments are
+// indistinguishable from the operator's, and without the marker it could
+// answer its own gates. The marker is matched exactly and must never change:
+// comments posted by earlier versions (and by the Python tool) must stay
+// recognisable.
+const (
+	selfCommentMarker = "<!-- the-loop:agent-comment -->"
+	// selfCommentAttribution is the visible half of the same contract, so a
+	// human reading the thread knows who wrote the comment too.
+	selfCommentAttribution = "🤖 _the-loop, autonomous comment_"
+)
+
+// isSelfAuthored reports whether body carries the-loop's own marker.
+func isSelfAuthored(body string) bool {
+	return body != "" && strings.Contains(body, selfCommentMarker)
+}
+
+// markSelfAuthored stamps body as the-loop's own: the attribution line and the
+// marker are appended after the trimmed text. Idempotent. Apply it only to
+// text the-loop composed itself, never to text quoted from a payload: the mark
+// asserts authorship, and every reader silently drops what carries it.
+func markSelfAuthored(body string) string {
+	if isSelfAuthored(body) {
+		return body
+	}
+	return strings.TrimRightFunc(body, pyIsSpace) + "\n\n" + selfCommentAttribution + "\n" + selfCommentMarker + "\n"
+}
+
+// normalizeLogin drops surrounding space and the leading "@" a login may be
+// written with: allowlists and ingress paths spell the same human both ways.
+func normalizeLogin(login string) string {
+	return strings.TrimLeft(strings.TrimSpace(login), "@")
+}
+
+// isAuthorized reports whether actor is on the allowlist. Only a named actor
+// can be authorized, and an empty allowlist authorizes nobody: both fail
+// closed. Logins compare exactly apart from a leading "@" on either side.
+func isAuthorized(actor string, allowed []string) bool {
+	who := normalizeLogin(actor)
+	if who == "" {
+		return false
+	}
+	return slices.ContainsFunc(allowed, func(a string) bool { return normalizeLogin(a) == who })
+}
+
+// authorizedComments returns the event's comments a gate may read, in order:
+// self-authored ones are dropped first, then every comment whose author is
+// missing or not on Settings.AuthorizedUsers. A nil event yields nothing, which
+// is why human gates read "wait" under check.
+func authorizedComments(ctx *graph.Context) []graph.Comment {
+	if ctx.Event == nil {
+		return nil
+	}
+	return filterAuthorized(ctx, ctx.Event.Comments)
+}
+
+// filterAuthorized applies the gate-reading rule to comments from any source.
+func filterAuthorized(ctx *graph.Context, comments []graph.Comment) []graph.Comment {
+	var out []graph.Comment
+	for _, c := range comments {
+		if isSelfAuthored(c.Body) {
+			continue
+		}
+		if !isAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
+			if ctx.Log != nil {
+				ctx.Log.Debug("ignoring a comment from an unauthorized author", "author", c.Author)
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// commentsFromListing reads the comments an integration's list-comments
+// answer carries, {"comments": [...]}, tolerating the shapes providers use:
+// each entry's author is "author" or "user", given as a login string or as an
+// object with a "login". Entries that are not objects are ignored. No
+// authorization is applied here.
+func commentsFromListing(listing map[string]any) []graph.Comment {
+	raw, _ := listing["comments"].([]any)
+	if raw == nil {
+		if typed, ok := listing["comments"].([]map[string]any); ok {
+			for _, m := range typed {
+				raw = append(raw, m)
+			}
+		}
+	}
+	var out []graph.Comment
+	for _, entry := range raw {
+		m, ok := entry.(map[string]any)
+		if !ok {
+			continue
+		}
+		body, _ := m["body"].(string)
+		out = append(out, graph.Comment{Author: listingAuthor(m), Body: body})
+	}
+	return out
+}
+
+func listingAuthor(m map[string]any) string {
+	for _, key := range []string{"author", "user"} {
+		switch v := m[key].(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case map[string]any:
+			if login, _ := v["login"].(string); login != "" {
+				return login
+			}
+		}
+	}
+	return ""
+}

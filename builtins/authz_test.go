@@ -1,0 +1,91 @@
+package builtins
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+func TestMarkSelfAuthoredIsRecognisedAndIdempotent(t *testing.T) {
+	marked := markSelfAuthored("hello  \n\n")
+	want := "hello\n\n" + selfCommentAttribution + "\n" + selfCommentMarker + "\n"
+	if marked != want {
+		t.Errorf("markSelfAuthored = %q, want %q", marked, want)
+	}
+	if !isSelfAuthored(marked) {
+		t.Error("a marked body is not recognised")
+	}
+	if again := markSelfAuthored(marked); again != marked {
+		t.Errorf("marking twice changed the body: %q", again)
+	}
+	if isSelfAuthored("") || isSelfAuthored("<!-- the-loop:something-else -->") {
+		t.Error("an unmarked body is recognised as the-loop's")
+	}
+}
+
+func TestIsAuthorizedFailsClosed(t *testing.T) {
+	cases := []struct {
+		actor   string
+		allowed []string
+		want    bool
+	}{
+		{"owner", []string{"owner"}, true},
+		{"@owner", []string{"owner"}, true},
+		{"owner", []string{"@owner"}, true},
+		{" @owner ", []string{"@owner"}, true},
+		{"Owner", []string{"owner"}, false},
+		{"owner2", []string{"owner"}, false},
+		{"owner", nil, false},
+		{"", []string{"owner"}, false},
+		{"@", []string{"@"}, false},
+		{"", []string{""}, false},
+	}
+	for _, tc := range cases {
+		if got := isAuthorized(tc.actor, tc.allowed); got != tc.want {
+			t.Errorf("isAuthorized(%q, %q) = %v, want %v", tc.actor, tc.allowed, got, tc.want)
+		}
+	}
+}
+
+func TestAuthorizedCommentsDropsTheHarnessAndStrangers(t *testing.T) {
+	ctx := obCtx(nil, nil, "")
+	ctx.Event = reply(
+		"@owner", "first",
+		"@drive-by", "steer me",
+		"@owner", markSelfAuthored("the-loop talking to itself"),
+		"", "anonymous",
+		"owner", "second",
+	)
+	got := authorizedComments(ctx)
+	want := []graph.Comment{{Author: "@owner", Body: "first"}, {Author: "owner", Body: "second"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("authorizedComments = %v, want %v", got, want)
+	}
+	ctx.Event = nil
+	if got := authorizedComments(ctx); got != nil {
+		t.Errorf("nil event read %v", got)
+	}
+}
+
+func TestCommentsFromListingReadsEveryProviderShape(t *testing.T) {
+	listing := map[string]any{"comments": []any{
+		map[string]any{"user": map[string]any{"login": "a"}, "body": "one"},
+		map[string]any{"author": "b", "body": "two"},
+		map[string]any{"author": map[string]any{"login": "c"}, "body": "three"},
+		map[string]any{"body": "four"},
+		"not a comment",
+	}}
+	got := commentsFromListing(listing)
+	want := []graph.Comment{{Author: "a", Body: "one"}, {Author: "b", Body: "two"}, {Author: "c", Body: "three"}, {Body: "four"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("commentsFromListing = %v, want %v", got, want)
+	}
+	typed := commentsFromListing(map[string]any{"comments": []map[string]any{{"author": "d", "body": "five"}}})
+	if len(typed) != 1 || typed[0].Author != "d" {
+		t.Errorf("typed listing = %v", typed)
+	}
+	if got := commentsFromListing(map[string]any{}); got != nil {
+		t.Errorf("empty listing = %v", got)
+	}
+}

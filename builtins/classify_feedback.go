@@ -1,0 +1,135 @@
+package builtins
+
+import (
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+const classifyFeedbackName = "classify-feedback"
+
+func init() { register(classifyFeedbackName, classifyFeedback{}) }
+
+// classifyFeedback is the classify-feedback hook: did the human approve?
+//
+// It reads only comments whose author is on Settings.AuthorizedUsers
+// (compared case-insensitively, a leading @ ignored; an empty list
+// authorizes nobody) and never the-loop's own comments, which carry
+// fbSelfMarker. Everything else is not read at all: comments are
+// attacker-reachable on a public repository.
+//
+// No authorized comment, or none that decides, is a wait: a question or a
+// partial review keeps the gate open rather than inventing an outcome. A
+// decision passes with data outcome (approved, approved-with-comments or
+// changes-requested, never anything else; the node's edges do the routing)
+// and data comments, the authorized comments as [{author, body}] for
+// record-feedback. Under check there is no event, so the gate waits.
+type classifyFeedback struct{}
+
+var (
+	_ graph.Hook         = classifyFeedback{}
+	_ graph.ParamChecker = classifyFeedback{}
+)
+
+func (classifyFeedback) CheckParams(params map[string]any) error {
+	return noWithParams(classifyFeedbackName).check(params)
+}
+
+func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
+	comments := fbAuthorizedComments(ctx)
+	if len(comments) == 0 {
+		return graph.Wait(classifyFeedbackName, "no authorized feedback yet"), nil
+	}
+	outcome := fbClassify(comments)
+	if outcome == "" {
+		return graph.Wait(classifyFeedbackName, "the feedback so far does not decide; the gate stays open"), nil
+	}
+	recorded := make([]any, len(comments))
+	for i, c := range comments {
+		recorded[i] = map[string]any{"author": c.Author, "body": c.Body}
+	}
+	return graph.Pass(classifyFeedbackName, map[string]any{"outcome": outcome, "comments": recorded}), nil
+}
+
+// fbClassify is the deterministic classification floor: keyword matching
+// over the lower-cased, newline-joined bodies. Requested changes outrank an
+// approval; an approval is "with comments" when more than one comment
+// arrived or the text hedges ("but", "nit", matched as substrings). "" means
+// not decisive.
+func fbClassify(comments []graph.Comment) string {
+	bodies := make([]string, len(comments))
+	for i, c := range comments {
+		bodies[i] = c.Body
+	}
+	text := strings.ToLower(strings.Join(bodies, "\n"))
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("changes requested", "request changes", "please change", "rejected"):
+		return graph.OutcomeChangesRequested
+	case has("approved", "lgtm", "looks good", "ship it"):
+		if len(comments) > 1 || has("but", "nit") {
+			return graph.OutcomeApprovedWithComments
+		}
+		return graph.OutcomeApproved
+	}
+	return ""
+}
+
+// fbSelfMarker is embedded in every comment the-loop posts. It must never
+// change: comments posted by earlier versions, and by the reference
+// implementation, must stay recognisable.
+const fbSelfMarker = "<!-- the-loop:agent-comment -->"
+
+// fbSelfAuthored reports whether body is one of the-loop's own comments.
+func fbSelfAuthored(body string) bool { return strings.Contains(body, fbSelfMarker) }
+
+// fbLogin normalises a login for comparison: GitHub logins are
+// case-insensitive and are written with or without a leading @.
+func fbLogin(login string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(login), "@"))
+}
+
+// fbAuthorized reports whether author is on the allowlist. A missing author
+// and an empty allowlist both fail closed.
+func fbAuthorized(author string, allowed []string) bool {
+	who := fbLogin(author)
+	if who == "" {
+		return false
+	}
+	for _, a := range allowed {
+		if fbLogin(a) == who {
+			return true
+		}
+	}
+	return false
+}
+
+// fbAuthorizedComments is the event's comments this gate may read, in
+// order: the-loop's own are dropped first, then every comment whose author
+// is missing or not authorized.
+func fbAuthorizedComments(ctx *graph.Context) []graph.Comment {
+	if ctx.Event == nil {
+		return nil
+	}
+	var out []graph.Comment
+	for _, c := range ctx.Event.Comments {
+		if fbSelfAuthored(c.Body) {
+			continue
+		}
+		if !fbAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
+			if ctx.Log != nil {
+				ctx.Log.Info("ignoring a comment from an unauthorized author", "hook", classifyFeedbackName, "author", c.Author)
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}

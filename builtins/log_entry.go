@@ -1,0 +1,124 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+func init() { register("log-entry", logEntry{now: time.Now}) }
+
+// executionLog is the work item's running log, in its spec folder.
+const executionLog = "execution-log.md"
+
+// logEntry appends a checkpoint for the node boundary being crossed to the
+// work item's execution-log.md:
+//
+//	### 2026-05-01 — entry design
+//
+//	- **Node:** design
+//	- **Boundary:** entry
+//
+// The date is the local calendar date. A work item without an execution log
+// is skipped: the hook never creates one. The append is a whole-file atomic
+// replace (temporary file, fsync, rename), so a crash leaves the old log or
+// the new one, never half of either; the runtime's state lock serialises
+// writers. A symlinked log is refused rather than followed out of the spec
+// folder.
+//
+// Data: appended (bool); error when the log could not be written.
+type logEntry struct {
+	now func() time.Time
+}
+
+var (
+	_ graph.Hook         = logEntry{}
+	_ graph.ParamChecker = logEntry{}
+)
+
+const logEntryName = "log-entry"
+
+func (logEntry) CheckParams(params map[string]any) error {
+	return withRules{}.verify(logEntryName, params)
+}
+
+func (h logEntry) Run(ctx *graph.Context) (graph.Result, error) {
+	const name = logEntryName
+	if ctx.ReadOnly {
+		return graph.Skip(name, readOnlyReason), nil
+	}
+	if ctx.WorkItem.SpecDir == "" {
+		return graph.Skip(name, "no execution log for this work item"), nil
+	}
+	path := filepath.Join(ctx.WorkItem.SpecDir, executionLog)
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return graph.Skip(name, "no execution log for this work item"), nil
+	case err != nil:
+		return degradedWith(name, err, map[string]any{"appended": false}), nil
+	case info.Mode()&fs.ModeSymlink != 0:
+		return degradedWith(name, fmt.Errorf("%s is a symbolic link; refusing to follow it", path), map[string]any{"appended": false}), nil
+	case !info.Mode().IsRegular():
+		return graph.Skip(name, "no execution log for this work item"), nil
+	}
+	now := time.Now
+	if h.now != nil {
+		now = h.now
+	}
+	node, boundary := obNodeID(ctx), string(ctx.Boundary)
+	entry := fmt.Sprintf("\n### %s — %s %s\n\n- **Node:** %s\n- **Boundary:** %s\n",
+		now().Format(time.DateOnly), boundary, node, node, boundary)
+	if err := appendAtomically(path, info.Mode().Perm(), entry); err != nil {
+		obWarn(ctx, "could not append to the execution log", "path", path, "error", err)
+		return degradedWith(name, err, map[string]any{"appended": false}), nil
+	}
+	return graph.Pass(name, map[string]any{"appended": true}), nil
+}
+
+// appendAtomically replaces path with its current content plus text, through
+// a temporary file in the same directory that is synced before the rename.
+func appendAtomically(path string, perm fs.FileMode, text string) (err error) {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(append(old, text...)); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// Make the rename itself durable; a directory that cannot be synced
+	// (some filesystems refuse) still holds the complete new file.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

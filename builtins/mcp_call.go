@@ -1,0 +1,85 @@
+package builtins
+
+import (
+	"fmt"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+func init() { register("mcp-call", mcpCall{}) }
+
+// defaultMCPTimeoutSeconds bounds one delegated call when with: sets none.
+const defaultMCPTimeoutSeconds = 300
+
+// mcpCall reaches a capability only an MCP server offers. the-loop speaks no
+// MCP itself: the integration's mcp-call operation delegates to the harness
+// (Claude Code, Cursor), which is the MCP client with the operator's servers
+// configured, and answers with a structured {"ok": bool, "result": string}.
+// A call that could not be made degrades; a tool that answered and reported
+// failure blocks, because that is the tool's verdict rather than an outage.
+//
+// Params: tool (string, required to do anything), arguments (mapping),
+// harness (string, "claude" or "cursor"; default "claude"), timeoutSeconds
+// (number, default 300).
+// Data: tool (string), result (string); error when the call failed.
+type mcpCall struct{}
+
+var (
+	_ graph.Hook         = mcpCall{}
+	_ graph.ParamChecker = mcpCall{}
+)
+
+const mcpCallName = "mcp-call"
+
+var mcpCallRules = withRules{
+	"tool":           withString,
+	"arguments":      withMapping,
+	"harness":        withString,
+	"timeoutSeconds": withPositive,
+}
+
+func (mcpCall) CheckParams(params map[string]any) error {
+	return mcpCallRules.verify(mcpCallName, params)
+}
+
+func (mcpCall) Run(ctx *graph.Context) (graph.Result, error) {
+	const name = mcpCallName
+	tool := obParamString(ctx.Params, "tool")
+	if tool == "" {
+		return graph.Skip(name, "no MCP tool named"), nil
+	}
+	if ctx.ReadOnly {
+		return graph.Skip(name, readOnlyReason), nil
+	}
+	harness := obParamString(ctx.Params, "harness")
+	if harness == "" {
+		harness = "claude"
+	}
+	timeout, ok := obNumber(ctx.Params["timeoutSeconds"])
+	if !ok || timeout <= 0 {
+		timeout = defaultMCPTimeoutSeconds
+	}
+	arguments, _ := ctx.Params["arguments"].(map[string]any)
+	if arguments == nil {
+		arguments = map[string]any{}
+	}
+	res, err := callOut(ctx, opMCPCall, map[string]any{
+		"ref":            ctx.WorkItem.Ref,
+		"tool":           tool,
+		"arguments":      arguments,
+		"harness":        harness,
+		"timeoutSeconds": timeout,
+	})
+	if err != nil {
+		obWarn(ctx, "MCP delegation failed", "tool", tool, "error", err)
+		return degradedWith(name, err, map[string]any{"tool": tool}), nil
+	}
+	if ok, _ := res["ok"].(bool); !ok {
+		return graph.Block(name, graph.Errorf("MCP tool %q reported failure", tool)), nil
+	}
+	result, _ := res["result"].(string)
+	if result == "" && res["result"] != nil {
+		result = fmt.Sprint(res["result"])
+	}
+	return graph.Pass(name, map[string]any{"tool": tool, "result": result}), nil
+}

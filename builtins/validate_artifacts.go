@@ -1,0 +1,254 @@
+package builtins
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+const validateArtifactsName = "validate-artifacts"
+
+func init() { register(validateArtifactsName, validateArtifacts{}) }
+
+// validateArtifacts is the validate-artifacts hook: does the node's output
+// exist, and does it hold up?
+//
+// It resolves the node's produces, plus any with.validates (artifacts the
+// node gates but did not author, such as the shared execution log), against
+// the spec folder and reports every unmet requirement in one block, so the
+// agent repairs them in one round:
+//
+//   - locked: true: the front matter says status: approved.
+//   - frontMatter: {key: value}: each key's value, compared as text.
+//   - sections: [title, ...]: each heading is present and owns some text.
+//   - checkmarks: complete: no "- [ ]" box is left unticked.
+//
+// An entry may accept several names (a|b): exactly one must exist, two are
+// ambiguous and block. A node that declares checks but resolves no artifact
+// fails closed with a non-retriable block. An optional node that produced
+// nothing was not entered and is skipped; an absence whose every name is
+// authored by a declared-skipped node is planned and tolerated. With
+// onlyWhenSkipped the entry applies only while that artifact is a planned
+// absence.
+type validateArtifacts struct{}
+
+var (
+	_ graph.Hook         = validateArtifacts{}
+	_ graph.ParamChecker = validateArtifacts{}
+)
+
+var validateArtifactsParams = hookParams{
+	hook: validateArtifactsName,
+	rules: map[string]paramRule{
+		"locked": {want: "a boolean (true requires front matter status: approved)", check: ruleBool},
+		"frontMatter": {want: "a mapping of front-matter keys to expected values", check: func(v any) (bool, error) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return false, nil
+			}
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				switch m[k].(type) {
+				case map[string]any, []any, []string:
+					return false, fmt.Errorf("%s: got %s, want a scalar to compare the front-matter value with", k, yamlTypeName(m[k]))
+				}
+			}
+			return true, nil
+		}},
+		"sections": {want: "a list of section titles", check: ruleStringList},
+		"checkmarks": {want: `"complete"`, check: func(v any) (bool, error) {
+			s, ok := v.(string)
+			if ok && s != "complete" {
+				return false, fmt.Errorf("got %q, want \"complete\" (every task box ticked)", s)
+			}
+			return ok, nil
+		}},
+		"validates":       {want: "an artifact name (alternatives separated by |) or a list of them", check: ruleArtifactRef},
+		"onlyWhenSkipped": {want: "an artifact name (alternatives separated by |) or a list of them", check: ruleArtifactRef},
+	},
+}
+
+// validateArtifactsChecks are the parameters that make the hook an
+// assertion: declaring any of them demands something to assert against.
+var validateArtifactsChecks = []string{"locked", "frontMatter", "sections", "checkmarks"}
+
+func (validateArtifacts) CheckParams(params map[string]any) error {
+	return validateArtifactsParams.check(params)
+}
+
+func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
+	params := ctx.Params
+	if reason := dormantReason(ctx); reason != "" {
+		return graph.Skip(validateArtifactsName, reason), nil
+	}
+
+	produced := resolveSlots(nodeProduces(ctx), ctx.WorkItem.SpecDir)
+	slots := append(slices.Clone(produced), resolveSlots(slotEntries(params["validates"]), ctx.WorkItem.SpecDir)...)
+	if len(slots) == 0 {
+		if slices.ContainsFunc(validateArtifactsChecks, func(k string) bool { return pyTruthy(params[k]) }) {
+			// A graph-authoring fault: re-running the node cannot repair
+			// it, so the block is final rather than burning attempts.
+			r := graph.Block(validateArtifactsName, findingAt(specDirPath(ctx),
+				"this node checks artifact content but names no artifact to read: declare produces: on the node or validates: on this hook entry"))
+			r.Retriable = false
+			return r, nil
+		}
+		return graph.Skip(validateArtifactsName, "this node declares no artifacts"), nil
+	}
+
+	// Whether an optional node ran is judged on what it authored, when it
+	// authors anything: a shared artifact it merely validates exists for
+	// every work item.
+	entered := produced
+	if len(entered) == 0 {
+		entered = slots
+	}
+	if ctx.Node != nil && ctx.Node.Optional && !slices.ContainsFunc(entered, func(s artifactSlot) bool { return len(s.Present) > 0 }) {
+		return graph.Skip(validateArtifactsName, "optional node; no artifact was produced"), nil
+	}
+
+	var findings []graph.Message
+	var paths []string
+	plannedAbsences := 0
+	for _, slot := range slots {
+		switch {
+		case len(slot.Present) == 0 && plannedAbsence(ctx, slot):
+			plannedAbsences++
+		case len(slot.Present) == 0 && slot.alternatives():
+			findings = append(findings, findingAt(specDirPath(ctx), "required artifact is missing — write one of: %s", slot.label()))
+		case len(slot.Present) == 0 && len(slot.Candidates) == 1:
+			findings = append(findings, findingAt(relPath(ctx, slot.Candidates[0]), "required artifact is missing"))
+		case len(slot.Present) == 0:
+			findings = append(findings, findingAt(specDirPath(ctx), "a produces entry names no artifact"))
+		case len(slot.Present) > 1:
+			findings = append(findings, findingAt(specDirPath(ctx),
+				"%d artifacts present where one is expected — keep one of: %s", len(slot.Present), slot.label()))
+		default:
+			paths = append(paths, slot.Present[0])
+		}
+	}
+
+	for _, p := range paths {
+		findings = append(findings, checkArtifactContent(ctx, p)...)
+	}
+	if len(findings) > 0 {
+		return graph.Block(validateArtifactsName, findings...), nil
+	}
+	if plannedAbsences > 0 && len(paths) == 0 {
+		// Nothing to assert against: a skip, never a minted pass.
+		return graph.Skip(validateArtifactsName, "artifact(s) authored by a declared-skipped node; absence is planned"), nil
+	}
+	rel := make([]string, len(paths))
+	for i, p := range paths {
+		rel[i] = relPath(ctx, p)
+	}
+	return graph.Pass(validateArtifactsName, map[string]any{"artifacts": rel}), nil
+}
+
+// plannedAbsence reports whether every name slot accepts is authored by a
+// node the work item declared skipped.
+func plannedAbsence(ctx *graph.Context, slot artifactSlot) bool {
+	return len(slot.Names) > 0 && !slices.ContainsFunc(slot.Names, func(n string) bool { return !ctx.SkippedArtifacts[n] })
+}
+
+// dormantReason says why an onlyWhenSkipped entry does not apply, or "" when
+// it does. The entry applies only while every named artifact is a planned
+// absence: declared skipped and not on disk. It can only narrow what is
+// gated, since SkippedArtifacts comes from the graph's skippable vocabulary;
+// and presence wins, so an existing artifact is gated where it is declared.
+func dormantReason(ctx *graph.Context) string {
+	declared := ctx.Params["onlyWhenSkipped"]
+	if !pyTruthy(declared) {
+		return ""
+	}
+	slots := resolveSlots(slotEntries(declared), ctx.WorkItem.SpecDir)
+	if len(slots) == 0 {
+		return fmt.Sprintf("onlyWhenSkipped names no artifact: %s", pyRepr(declared))
+	}
+	for _, slot := range slots {
+		if !plannedAbsence(ctx, slot) {
+			return fmt.Sprintf("%s was not declared skipped", slot.label())
+		}
+		if len(slot.Present) > 0 {
+			return fmt.Sprintf("%s exists; it is gated where it is declared", slot.label())
+		}
+	}
+	return ""
+}
+
+// checkArtifactContent applies the content checks to one artifact.
+func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
+	params := ctx.Params
+	rel := relPath(ctx, path)
+	text, err := readArtifact(path)
+	if err != nil {
+		return []graph.Message{findingAt(rel, "artifact could not be read: %v", err)}
+	}
+	front, body := fmSplit(text)
+	var out []graph.Message
+
+	if pyTruthy(params["locked"]) {
+		status := ""
+		if v, ok := front["status"]; ok {
+			status = fmTrim(pyStr(v))
+		}
+		if status != "approved" {
+			shown := status
+			if shown == "" {
+				shown = "(unset)"
+			}
+			out = append(out, findingAt(rel, "artifact is not locked — front matter says status: %s, expected status: approved", shown))
+		}
+	}
+
+	if want, ok := params["frontMatter"].(map[string]any); ok {
+		for _, key := range slices.Sorted(maps.Keys(want)) {
+			got, present := front[key]
+			if !present {
+				got = nil
+			}
+			if pyStr(got) != pyStr(want[key]) {
+				out = append(out, findingAt(rel, "front-matter %s: expected %s, found %s", key, pyRepr(want[key]), pyRepr(got)))
+			}
+		}
+	}
+
+	if titles := sectionParam(params["sections"]); len(titles) > 0 {
+		found := fmSections(body)
+		for _, title := range titles {
+			wanted := fmTrim(title)
+			i := slices.IndexFunc(found, func(s mdSection) bool { return s.Title == wanted })
+			switch {
+			case i < 0:
+				out = append(out, findingAt(rel, "required section is missing: %s", title))
+			case found[i].Content == "":
+				out = append(out, findingAt(rel, "required section is empty: %s", title))
+			}
+		}
+	}
+
+	if params["checkmarks"] == "complete" {
+		if n := strings.Count(body, "- [ ]"); n > 0 {
+			out = append(out, findingAt(rel, "%d task(s) still unticked", n))
+		}
+	}
+	return out
+}
+
+// sectionParam reads with.sections leniently: CheckParams has refused
+// anything but a list of strings, but Run must not trust that it ran.
+func sectionParam(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = pyStr(e)
+		}
+		return out
+	}
+	return nil
+}

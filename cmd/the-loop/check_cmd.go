@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// CheckCmd is `the-loop check`.
+type CheckCmd struct {
+	Item      string `arg:"" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
+	All       bool   `help:"Evaluate every work item."`
+	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
+	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
+	Format    string `help:"Output format (${enum})." enum:"${checkFormats}" default:"table"`
+	LoopFlags
+}
+
+func (c *CheckCmd) Help() string {
+	return `check is pure: it reads the repository and writes nothing, runs no
+subprocess and calls out to nothing, so it is safe on a read-only checkout and
+as a CI gate. Human gates read "wait" because no reply is handed to them.
+
+Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.`
+}
+
+func (c *CheckCmd) Run(g *Globals, out *Output) error {
+	if c.All == (c.Item != "") {
+		return errors.New("check: give a work item id, or --all")
+	}
+	sel, err := c.selector()
+	if err != nil {
+		return err
+	}
+	e, err := g.open(out)
+	if err != nil {
+		return err
+	}
+	items := []string{c.Item}
+	if c.All {
+		if items, err = e.Items(); err != nil {
+			return err
+		}
+	}
+	reports, err := e.Check(items, c.Recompute, sel)
+	if err != nil {
+		return err
+	}
+	if err := checkFormats[c.Format].write(out.Stdout, reports, c.All); err != nil {
+		return err
+	}
+	for _, r := range reports {
+		if fails(r, c.FailOn) {
+			return exitCode(1)
+		}
+	}
+	return nil
+}
+
+// fails applies --fail-on: unmet is any unsatisfied node up to the pointer;
+// block is only a blocked one, since a PR waiting on its reviewer is the
+// normal state of an open PR.
+func fails(r *graph.StatusReport, failOn string) bool {
+	if failOn == "block" {
+		return r.Blocked()
+	}
+	return !r.OK
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// tableFormat is for people: per item a verdict line, then the unmet nodes
+// up to the pointer with their messages. Nodes beyond the pointer are not
+// findings, only not done yet, so they are counted rather than listed.
+type tableFormat struct{}
+
+func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, all bool) error {
+	var b strings.Builder
+	satisfied := 0
+	for _, r := range reports {
+		verdict := "UNMET"
+		if r.OK {
+			verdict = "ok"
+			satisfied++
+		}
+		fmt.Fprintf(&b, "%s: %s (at %s)\n", r.WorkItem, verdict, r.CurrentNode)
+		reached, ahead := r.Reached()
+		for _, n := range reached {
+			if n.Satisfied() {
+				continue
+			}
+			writeNode(&b, n)
+		}
+		if pending := countUnsatisfied(ahead); pending > 0 && !all {
+			fmt.Fprintf(&b, "  ....   %d node(s) not reached yet\n", pending)
+		}
+	}
+	if all {
+		fmt.Fprintf(&b, "\n%d/%d work items satisfied\n", satisfied, len(reports))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeNode(b *strings.Builder, n graph.NodeReport) {
+	flag := ""
+	if n.Forced {
+		flag = " (forced)"
+	}
+	fmt.Fprintf(b, "  %-6s %s%s\n", statusMark(n.Status), n.Node, flag)
+	for _, m := range n.Messages {
+		fmt.Fprintf(b, "         - %s\n", m)
+	}
+}
+
+func statusMark(s string) string {
+	switch s {
+	case "pass":
+		return "ok"
+	case "skip":
+		return "--"
+	case "wait":
+		return "wait"
+	}
+	return strings.ToUpper(s)
+}
+
+func countUnsatisfied(nodes []graph.NodeReport) int {
+	n := 0
+	for _, r := range nodes {
+		if !r.Satisfied() {
+			n++
+		}
+	}
+	return n
+}

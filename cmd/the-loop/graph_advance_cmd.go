@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// GraphAdvanceCmd is `the-loop graph advance`.
+type GraphAdvanceCmd struct {
+	Item   string `arg:"" help:"Work item id."`
+	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	LoopFlags
+	EventFlags
+}
+
+func (c *GraphAdvanceCmd) Help() string {
+	return `Enters the loop's start node first when the item has not begun. A human
+gate classifies only the comments handed to it with --comment/--author or
+--event-file, and only those by authorized users.
+
+Exit codes: 0 passed or waiting, 1 blocked or escalated, 2 could not run.`
+}
+
+func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
+	sel, err := c.selector()
+	if err != nil {
+		return err
+	}
+	ev, err := c.event()
+	if err != nil {
+		return err
+	}
+	e, err := g.open(out)
+	if err != nil {
+		return err
+	}
+	step, err := e.Advance(c.Item, sel, ev)
+	if err != nil {
+		return err
+	}
+	if c.Format == "json" {
+		err = writeJSON(out.Stdout, step)
+	} else {
+		err = writeStep(out, c.Item, step)
+	}
+	if err != nil {
+		return err
+	}
+	return stepExit(step)
+}
+
+func writeStep(out *Output, item string, s *graph.Step) error {
+	line := fmt.Sprintf("%s: %s -> %s", item, s.Node, s.Status)
+	if s.To != "" {
+		line += " (now at " + s.To + ")"
+	}
+	if _, err := fmt.Fprintln(out.Stdout, line); err != nil {
+		return err
+	}
+	for _, m := range s.Messages {
+		if _, err := fmt.Fprintf(out.Stdout, "  - %s\n", m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stepExit(s *graph.Step) error {
+	if s.Status == string(graph.StatusPass) || s.Status == string(graph.StatusWait) {
+		return nil
+	}
+	return exitCode(1)
+}

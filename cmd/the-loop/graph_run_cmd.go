@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// GraphRunCmd is `the-loop graph run`.
+type GraphRunCmd struct {
+	Item     string `arg:"" help:"Work item id."`
+	MaxNodes int    `help:"Safety bound on advances." default:"20"`
+	DryRun   bool   `help:"Report where a run would stop without writing, calling out or running anything."`
+	Format   string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	LoopFlags
+	EventFlags
+}
+
+func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
+	sel, err := c.selector()
+	if err != nil {
+		return err
+	}
+	ev, err := c.event()
+	if err != nil {
+		return err
+	}
+	e, err := g.open(out)
+	if err != nil {
+		return err
+	}
+	rep, err := e.Run(c.Item, c.MaxNodes, c.DryRun, sel, ev)
+	if err != nil {
+		return err
+	}
+	if c.Format == "json" {
+		err = writeJSON(out.Stdout, rep)
+	} else {
+		var b strings.Builder
+		for _, s := range rep.Steps {
+			to := ""
+			if s.To != "" {
+				to = " -> " + s.To
+			}
+			fmt.Fprintf(&b, "  %s: %s%s\n", s.Node, s.Status, to)
+			for _, m := range s.Messages {
+				fmt.Fprintf(&b, "      - %s\n", m)
+			}
+		}
+		suffix := ""
+		if rep.DryRun {
+			suffix = " (dry run: nothing written)"
+		}
+		fmt.Fprintf(&b, "%s: stopped at %s (%s)%s\n", c.Item, rep.At, rep.Stopped, suffix)
+		_, err = fmt.Fprint(out.Stdout, b.String())
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Stopped == "wait" || rep.Stopped == "terminal" {
+		return nil
+	}
+	return exitCode(1)
+}

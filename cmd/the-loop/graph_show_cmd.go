@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/policy"
+)
+
+// GraphShowCmd is `the-loop graph show`.
+type GraphShowCmd struct {
+	Loop   string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME"`
+	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	LoopFlags
+}
+
+func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
+	if _, err := g.open(out); err != nil {
+		return err
+	}
+	name := c.Loop
+	switch {
+	case name == "" && c.PR > 0:
+		name = graph.PRLoop
+	case name == "":
+		name = graph.WorkItemLoop
+	}
+	gr, err := policy.Loop(name)
+	if err != nil {
+		return err
+	}
+	if c.Format == "json" {
+		return writeJSON(out.Stdout, policy.DescribeGraph(gr))
+	}
+	return writeGraphText(out.Stdout, gr)
+}
+
+func writeGraphText(w io.Writer, gr *graph.Graph) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s v%d, start: %s\n", gr.Name, gr.Version, gr.Start)
+	for _, n := range gr.Nodes {
+		var flags []string
+		if n.Required {
+			flags = append(flags, "required")
+		}
+		if n.OptIn {
+			flags = append(flags, "opt-in")
+		} else if n.Skippable {
+			flags = append(flags, "skippable")
+		}
+		if n.Actor == graph.ActorHuman {
+			flags = append(flags, "human")
+		}
+		if n.Terminal {
+			flags = append(flags, "terminal")
+		}
+		suffix := ""
+		if len(flags) > 0 {
+			suffix = "  [" + strings.Join(flags, ", ") + "]"
+		}
+		fmt.Fprintf(&b, "  %s%s\n", n.ID, suffix)
+		for _, ch := range []struct {
+			label string
+			chain []graph.ChainEntry
+		}{{"entry", n.Entry}, {"exit", n.Exit}} {
+			if len(ch.chain) == 0 {
+				continue
+			}
+			names := make([]string, len(ch.chain))
+			for i, e := range ch.chain {
+				names[i] = e.Hook
+			}
+			fmt.Fprintf(&b, "      %-5s %s\n", ch.label+":", strings.Join(names, ", "))
+		}
+		for _, e := range gr.EdgesFrom(n.ID) {
+			fmt.Fprintf(&b, "      --%s--> %s\n", e.On, e.To)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,46 @@
+package main
+
+import "fmt"
+
+// GraphSkipCmd is `the-loop graph skip`.
+type GraphSkipCmd struct {
+	Item   string   `arg:"" help:"Work item id."`
+	Nodes  []string `arg:"" help:"Skippable node ids or skip-set names."`
+	Reason string   `help:"Why the work item does not walk these phases (required)." required:""`
+	Actor  string   `help:"Who is declaring this." placeholder:"WHO"`
+	LoopFlags
+}
+
+func (c *GraphSkipCmd) Help() string {
+	return `A declaration, not a verdict: check reports each node as skipped by
+declaration, the never-skippable gates still run, and only nodes ahead of the
+pointer can be declared. Exit codes: 0 something declared, 1 nothing was.`
+}
+
+func (c *GraphSkipCmd) Run(g *Globals, out *Output) error {
+	sel, err := c.selector()
+	if err != nil {
+		return err
+	}
+	e, err := g.open(out)
+	if err != nil {
+		return err
+	}
+	res, err := e.Skip(c.Item, c.Nodes, c.Reason, c.Actor, sel)
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Declared {
+		fmt.Fprintf(out.Stdout, "declared: %s will be skipped\n", n)
+	}
+	for _, r := range res.Rejected {
+		fmt.Fprintf(out.Stdout, "rejected: %s (%s)\n", r.Token, r.Why)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", w)
+	}
+	if len(res.Declared) == 0 {
+		return exitCode(1)
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+// Command the-loop enforces a spec-driven development process on a
+// repository: `the-loop check` answers what is met, the graph verbs move a
+// work item. See the README and `the-loop --help`.
+package main
+
+import (
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole program, callable in-process by tests. It returns the
+// exit code: 0 success, 1 a negative answer, 2 could not run.
+func run(args []string, stdout, stderr io.Writer) int {
+	return execute(args, stdout, stderr)
+}

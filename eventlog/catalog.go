@@ -1,0 +1,93 @@
+package eventlog
+
+import (
+	"slices"
+	"strings"
+)
+
+// Levels, least to most severe. Every record carries one.
+const (
+	LevelDebug   = "debug"
+	LevelInfo    = "info"
+	LevelWarning = "warning"
+	LevelError   = "error"
+)
+
+// Levels lists the valid levels, least severe first.
+var Levels = []string{LevelDebug, LevelInfo, LevelWarning, LevelError}
+
+// EventType is one entry of the catalog.
+type EventType struct {
+	// Name is the dot-namespaced type written as the record's "event".
+	Name string
+	// Level is what Emit records when it is given no level.
+	Level string
+	// Description says what happened, then the fields it carries.
+	Description string
+}
+
+// Catalog is every event type the-loop emits, sorted by Name. Emit refuses a
+// type that is not here, so adding an instrumentation point means adding its
+// row. The table is read-only.
+var Catalog = []EventType{
+	{"channel.dropped", LevelInfo, "An inbound reply on a channel was not processed (channel, work_item, actor, reason: unmapped | self-authored | unauthorized-actor | undeliverable)."},
+	{"channel.mirror_failed", LevelWarning, "A channel reply could not be copied onto its work item; delivery still went ahead (channel, work_item, error)."},
+	{"channel.mirrored", LevelInfo, "A channel reply was copied onto its work item as the-loop's own marked comment (channel, work_item, actor)."},
+	{"channel.post_failed", LevelWarning, "Posting to a channel failed; the work item remains the record (channel, work_item, event_type, error)."},
+	{"channel.posted", LevelInfo, "An outbound notification was posted to a channel (channel, work_item, event_type, thread)."},
+	{"channel.reply_received", LevelInfo, "An authorized reply arrived on a work item's thread and was classified (channel, work_item, actor, type, gate: open | none | unknown). Carries ids, never the text."},
+	{"control.ambiguous", LevelWarning, "A reply carried more than one distinct control keyword, so none was applied (work_item, actor, commands)."},
+	{"control.command", LevelInfo, "A control keyword from an authorized user was applied (work_item, command, actor, source, effect)."},
+	{"control.rejected", LevelWarning, "A control keyword was recognised but refused (work_item, command, actor, source, reason)."},
+	{"graph.advanced", LevelInfo, "A node's exit chain passed and the pointer followed the edge for its outcome (work_item, node, to, outcome)."},
+	{"graph.assignment_delivered", LevelInfo, "Entering an agent node handed its assignment to the work item's session (work_item, node, endpoint)."},
+	{"graph.assignment_failed", LevelWarning, "Handing an entered node's assignment to its session failed; the node is entered anyway (work_item, node, endpoint, error)."},
+	{"graph.blocked", LevelInfo, "A hook blocked a node's exit chain; the pointer stays and the finding is recorded as lastBlock (work_item, node, hook, attempts)."},
+	{"graph.cleaned", LevelInfo, "A work item moved to its terminal cleanup node because its local resources are being released; no gate was bypassed (work_item, from, reason)."},
+	{"graph.completed", LevelInfo, "A work item reached a terminal node (work_item, node)."},
+	{"graph.escalated", LevelWarning, "A node used up its attempts or repeated the same finding and stopped advancing until a human acts (work_item, node, attempts, repeated)."},
+	{"graph.forced", LevelWarning, "An operator moved the pointer without a verdict; the skipped gates keep their real results (work_item, from, to, actor, reason)."},
+	{"graph.frozen", LevelInfo, "A work item's phase selection was fixed: which nodes it walks and which it skips (work_item)."},
+	{"graph.frozen_publish_failed", LevelWarning, "The frozen selection could not be copied to the portable record; graph-state.json still holds it (work_item, error)."},
+	{"graph.gate_session", LevelInfo, "A human gate was entered and the session it continues in was resolved (work_item, node, resolution, session)."},
+	{"graph.hook_degraded", LevelWarning, "An outbound hook passed without making its call (no integration, or the call failed); the verdict and edge are unaffected (work_item, node, hook, error)."},
+	{"graph.link_failed", LevelError, "Driving a work item's graph from an inbound event failed; the event was still delivered (work_item, action, error)."},
+	{"graph.no_edge", LevelWarning, "No edge leaves a node for its outcome, so the item was parked rather than guessed at (work_item, node, outcome)."},
+	{"graph.node_skipped", LevelInfo, "The pointer went around a node declared skipped, along its skipped edge; none of its hooks ran (work_item, node, via, by, reason)."},
+	{"graph.opt_ins_selected", LevelInfo, "A human selected optional phases at the phase-selection gate (work_item, via, nodes)."},
+	{"graph.parked", LevelInfo, "A node is waiting on a human; its exit chain runs again on the next event (work_item, node)."},
+	{"graph.repo_hooks_loaded", LevelInfo, "A repository's graph.hooks declaration was loaded (repo, modules, attachments). Counts only, never module contents."},
+	{"graph.repo_hooks_refused", LevelWarning, "A repository declares graph.hooks but routing.graph.repoHooks is false on this machine, so none were loaded (repo, modules, attachments)."},
+	{"graph.skipped", LevelInfo, "An inbound event left a work item's graph untouched (work_item, action, reason: no-spec-dir | spec-dir-outside-checkout, spec_dir)."},
+	{"graph.skips_declared", LevelInfo, "A human declared nodes skipped, at phase-selection or with graph skip; a declaration, not a verdict (work_item, via, nodes, actor, reason)."},
+	{"graph.skips_rejected", LevelWarning, "A skip was refused: unknown node, not skippable, or already behind the pointer (work_item, token, via, why)."},
+	{"graph.spec_tree_excluded", LevelInfo, "A contribution in a repository that never adopted the-loop kept its spec tree out of git (work_item, path)."},
+	{"graph.started", LevelInfo, "A work item entered its loop's start node and ran its entry chain (work_item, node, loop)."},
+	{"harness.config_scaffolded", LevelInfo, "the-loop adopted a repository with no harness config by writing the built-in default (work_item, path, repo)."},
+	{"routing.dropped", LevelInfo, "A verified webhook was not routed (gh_event, delivery_id, actor, reason: disabled-event | duplicate-delivery | no-work-item | unauthorized-actor)."},
+	{"routing.routed", LevelInfo, "A verified webhook mapped to work items and passed every guard (gh_event, delivery_id, work_items)."},
+	{"server.started", LevelInfo, "The webhook receiver started (host, port, path)."},
+	{"server.stopped", LevelInfo, "The webhook receiver shut down."},
+	{"webhook.received", LevelInfo, "An inbound webhook passed its signature check and was accepted for routing (gh_event, delivery_id)."},
+	{"webhook.rejected", LevelWarning, "An inbound webhook was refused before routing (delivery_id, reason: invalid-signature | invalid-payload | too-large)."},
+}
+
+// Lookup returns the catalog entry for event.
+func Lookup(event string) (EventType, bool) {
+	i, ok := slices.BinarySearchFunc(Catalog, event, func(e EventType, name string) int {
+		return strings.Compare(e.Name, name)
+	})
+	if !ok {
+		return EventType{}, false
+	}
+	return Catalog[i], true
+}
+
+// Describe returns the catalog description of event.
+func Describe(event string) (string, bool) {
+	e, ok := Lookup(event)
+	return e.Description, ok
+}
+
+// validLevel reports whether level is one of Levels.
+func validLevel(level string) bool { return slices.Contains(Levels, level) }

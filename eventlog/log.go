@@ -1,0 +1,189 @@
+package eventlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// FileName is the log's path under a state root.
+var FileName = filepath.Join("logs", "events.jsonl")
+
+// Permissions of what the log creates. The log names work items and people,
+// so it is the operator's alone.
+const (
+	dirPerm  fs.FileMode = 0o700
+	filePerm fs.FileMode = 0o600
+)
+
+// envelope lists the keys every record starts with, in order. Fields may not
+// use them.
+var envelope = []string{"ts", "source", "event", "level", "pid"}
+
+// Log appends event records to one JSONL file. The zero value and a nil *Log
+// both behave as Discard.
+//
+// A Log is safe for concurrent use, and several processes may append to the
+// same file: each record is one line written by a single write on a file
+// opened with O_APPEND, so lines never interleave. The file is opened for
+// each record, which keeps a log rotated underneath a long-running process
+// working.
+type Log struct {
+	path   string // "" discards
+	source string
+	pid    int
+	now    func() time.Time
+}
+
+// Discard checks events against the catalog like any Log and writes nothing.
+var Discard = &Log{}
+
+// Open returns the log of the state root stateRoot, which is
+// <stateRoot>/logs/events.jsonl, writing records with the given source
+// ("cli", "serve", ...). Nothing is created until the first record.
+func Open(stateRoot, source string) *Log {
+	return OpenFile(filepath.Join(stateRoot, FileName), source)
+}
+
+// OpenFile is Open for an explicit file (the CLI config's eventLog.path).
+func OpenFile(path, source string) *Log {
+	return &Log{path: path, source: source, pid: os.Getpid(), now: time.Now}
+}
+
+// Path is the file records go to, "" for Discard.
+func (l *Log) Path() string {
+	if l == nil {
+		return ""
+	}
+	return l.path
+}
+
+// Emit appends one record. event must be in the Catalog; level is one of
+// Levels, or "" for the event's catalog level. fields are the event's own
+// data: nil values are left out, a field may not reuse an envelope key, and
+// a value JSON cannot encode is written as its text.
+//
+// The record is one line: the envelope (ts as RFC 3339 UTC with
+// milliseconds, source, event, level, pid) then the fields sorted by name.
+// Emit creates the log's directory on first use.
+func (l *Log) Emit(event, level string, fields map[string]any) error {
+	et, ok := Lookup(event)
+	if !ok {
+		return fmt.Errorf("event %q is not in the catalog", event)
+	}
+	if level == "" {
+		level = et.Level
+	}
+	if !validLevel(level) {
+		return fmt.Errorf("event %s: got level %q, want one of %v", event, level, Levels)
+	}
+	for k := range fields {
+		if slices.Contains(envelope, k) {
+			return fmt.Errorf("event %s: field %q would overwrite the envelope", event, k)
+		}
+	}
+	if l == nil || l.path == "" {
+		return nil
+	}
+	line, err := l.encode(event, level, fields)
+	if err != nil {
+		return err
+	}
+	return l.append(line)
+}
+
+func (l *Log) encode(event, level string, fields map[string]any) ([]byte, error) {
+	now := time.Now
+	if l.now != nil {
+		now = l.now
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	member := func(k string, v any) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		if err := writeJSON(&b, k); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		return writeJSON(&b, v)
+	}
+	ts := now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"ts", ts}, {"source", l.source}, {"event", event}, {"level", level}, {"pid", l.pid}} {
+		if err := member(kv.k, kv.v); err != nil {
+			return nil, err
+		}
+	}
+	keys := make([]string, 0, len(fields))
+	for k, v := range fields {
+		if v != nil {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := member(k, fields[k]); err != nil {
+			return nil, fmt.Errorf("event %s: field %s: %w", event, k, err)
+		}
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// writeJSON appends v's compact JSON, without HTML escaping. An error value
+// is written as its message, and anything else JSON cannot encode as its
+// fmt text, so instrumentation never fails on a field.
+func writeJSON(b *bytes.Buffer, v any) error {
+	if err, ok := v.(error); ok {
+		v = err.Error()
+	}
+	var tmp bytes.Buffer
+	enc := json.NewEncoder(&tmp)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		tmp.Reset()
+		if err := enc.Encode(fmt.Sprint(v)); err != nil {
+			return err
+		}
+	}
+	b.Write(bytes.TrimSuffix(tmp.Bytes(), []byte("\n")))
+	return nil
+}
+
+// append writes line with one write call on an O_APPEND descriptor.
+func (l *Log) append(line []byte) error {
+	open := func() (*os.File, error) {
+		return os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, filePerm)
+	}
+	f, err := open()
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(l.path), dirPerm); err != nil {
+			return fmt.Errorf("event log: %w", err)
+		}
+		f, err = open()
+	}
+	if err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	n, werr := f.Write(line)
+	cerr := f.Close()
+	switch {
+	case werr != nil:
+		return fmt.Errorf("event log %s: %w", l.path, werr)
+	case n != len(line):
+		return fmt.Errorf("event log %s: short write (%d of %d bytes)", l.path, n, len(line))
+	case cerr != nil:
+		return fmt.Errorf("event log %s: %w", l.path, cerr)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+# Everyday recipes. Nothing requires just: each recipe is one plain go command.
+
+# List the recipes.
+default:
+    @just --list
+
+# Lint, test and build.
+all: lint test build
+
+# Run every test under the race detector.
+test:
+    go test -race ./...
+
+# Formatting and vet, as CI runs them.
+lint:
+    test -z "$(gofmt -l $(git ls-files '*.go'))"
+    go vet ./...
+
+# Build the binary into ./bin.
+build:
+    go build -o bin/the-loop ./cmd/the-loop
+
+# Benchmarks: compile the shipped loops, check a generated repository.
+bench:
+    go test -run '^$' -bench . -benchmem ./...
+
+# Run check on the bundled example repository.
+demo:
+    go run ./cmd/the-loop check --all --repo examples/demo
+
+# Fuzz the parsers for a while each.
+fuzz seconds="30":
+    go test -run '^$' -fuzz FuzzCompile -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz FuzzParseState -fuzztime {{seconds}}s ./graph

@@ -1,0 +1,263 @@
+package policy
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// cliEnv isolates a test from the machine's CLI config: a fresh home and
+// working directory, no $THE_LOOP_CLI_CONFIG, no $THE_LOOP_HOOK_PATH.
+func cliEnv(t *testing.T) (home, work string) {
+	t.Helper()
+	home, work = t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv(CLIConfigEnv, "")
+	t.Setenv(HookPathEnv, "")
+	t.Chdir(work)
+	return home, work
+}
+
+func writeCLI(t *testing.T, dir, body string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, CLIConfigFile)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCLIConfigResolutionOrder(t *testing.T) {
+	users := func(who string) string { return "routing: {authorizedUsers: [" + who + "]}\n" }
+	tests := []struct {
+		name     string
+		flag     bool
+		env      bool
+		workdir  bool
+		home     bool
+		want     string
+		wantFrom CLIConfigSource
+	}{
+		{"flag beats everything", true, true, true, true, "flag", SourceFlag},
+		{"env beats the working directory", false, true, true, true, "env", SourceEnv},
+		{"working directory beats home", false, false, true, true, "workdir", SourceWorkDir},
+		{"home is the last resort", false, false, false, true, "home", SourceHome},
+		{"nothing means defaults", false, false, false, false, "", SourceDefaults},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, work := cliEnv(t)
+			elsewhere := t.TempDir()
+			var flag string
+			if tt.flag {
+				flag = writeCLI(t, filepath.Join(elsewhere, "flag"), users("flag"))
+			}
+			if tt.env {
+				t.Setenv(CLIConfigEnv, writeCLI(t, filepath.Join(elsewhere, "env"), users("env")))
+			}
+			if tt.workdir {
+				writeCLI(t, filepath.Join(work, ConfigDir), users("workdir"))
+			}
+			if tt.home {
+				writeCLI(t, filepath.Join(home, ConfigDir), users("home"))
+			}
+			c, err := LoadCLIConfig(flag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if u := c.AuthorizedUsers(); len(u) > 0 {
+				got = u[0]
+			}
+			if got != tt.want || c.Source != tt.wantFrom {
+				t.Errorf("read %q from %q, want %q from %q", got, c.Source, tt.want, tt.wantFrom)
+			}
+			if (c.Path == "") != (tt.wantFrom == SourceDefaults) || (c.Path != "" && !filepath.IsAbs(c.Path)) {
+				t.Errorf("Path = %q", c.Path)
+			}
+		})
+	}
+}
+
+func TestCLIConfigNamedFileMissing(t *testing.T) {
+	home, _ := cliEnv(t)
+	writeCLI(t, filepath.Join(home, ConfigDir), "{}\n")
+	missing := filepath.Join(t.TempDir(), "nope.yaml")
+
+	if _, err := LoadCLIConfig(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--config naming a missing file: got %v, want a not-exist error", err)
+	}
+	t.Setenv(CLIConfigEnv, missing)
+	if _, err := LoadCLIConfig(""); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("$%s naming a missing file: got %v, want a not-exist error", CLIConfigEnv, err)
+	}
+	if _, err := LoadCLIConfig(t.TempDir()); err == nil {
+		t.Error("--config naming a directory was accepted")
+	}
+}
+
+func TestCLIConfigDefaults(t *testing.T) {
+	home, _ := cliEnv(t)
+	c, err := LoadCLIConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"AuthorizedUsers", len(c.AuthorizedUsers()), 0},
+		{"GraphEnabled", c.GraphEnabled(), true},
+		{"RepoHooks", c.RepoHooks(), true},
+		{"HookPath", len(c.HookPath()), 0},
+		{"HookStepBudget", c.HookStepBudget(), DefaultHookStepBudget},
+		{"HookDeadline", c.HookDeadline(), DefaultHookDeadline},
+		{"SpecDirOverride", c.SpecDirOverride(), ""},
+		{"ExecuteKeyword", c.ExecuteKeyword(), DefaultExecuteKeyword},
+		{"ControlKeyword(stop)", c.ControlKeyword("stop"), "the-loop stop"},
+		{"ControlEnabled", c.ControlEnabled(), true},
+		{"StateRoot", c.StateRoot(), filepath.Join(home, ".the-loop")},
+		{"EventLogEnabled", c.EventLogEnabled(), true},
+		{"EventLogPath", c.EventLogPath(), filepath.Join(home, ".the-loop", "logs", "events.jsonl")},
+		{"Integration", c.Integration(), IntegrationNone},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s = %v, want %v", ch.name, ch.got, ch.want)
+		}
+	}
+	if DefaultExecuteKeyword != DefaultControlKeyword("execute") {
+		t.Error("DefaultExecuteKeyword disagrees with DefaultControlKeyword")
+	}
+}
+
+func TestCLIConfigValues(t *testing.T) {
+	_, work := cliEnv(t)
+	dir := t.TempDir()
+	path := writeCLI(t, dir, string(fixture(t, "cli/full.yaml")))
+	t.Setenv(HookPathEnv, "/env/one"+string(filepath.ListSeparator)+"rel"+string(filepath.ListSeparator)+string(filepath.ListSeparator)+"/opt/loop-hooks")
+	c, err := LoadCLIConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.AuthorizedUsers(); !slices.Equal(got, []string{"octocat", "hubot"}) {
+		t.Errorf("AuthorizedUsers = %v", got)
+	}
+	if c.GraphEnabled() || c.RepoHooks() {
+		t.Errorf("GraphEnabled=%v RepoHooks=%v, want both false", c.GraphEnabled(), c.RepoHooks())
+	}
+	wantPath := []string{filepath.Join(dir, "hooks"), "/opt/loop-hooks", "/env/one", filepath.Join(work, "rel")}
+	if got := c.HookPath(); !slices.Equal(got, wantPath) {
+		t.Errorf("HookPath = %v, want %v", got, wantPath)
+	}
+	if got := c.HookStepBudget(); got != 5000 {
+		t.Errorf("HookStepBudget = %d", got)
+	}
+	if got := c.HookDeadline(); got != 250*time.Millisecond {
+		t.Errorf("HookDeadline = %v", got)
+	}
+	if got := c.SpecDirOverride(); got != "specs" {
+		t.Errorf("SpecDirOverride = %q", got)
+	}
+	if got := c.ExecuteKeyword(); got != "go go go" {
+		t.Errorf("ExecuteKeyword = %q", got)
+	}
+	if got := c.ControlKeyword("stop"); got != "" {
+		t.Errorf("an explicitly disabled keyword reads %q", got)
+	}
+	if got := c.ControlKeyword("pause"); got != "the-loop pause" {
+		t.Errorf("an undeclared keyword reads %q", got)
+	}
+	if got := c.StateRoot(); got != "/var/lib/the-loop" {
+		t.Errorf("StateRoot = %q", got)
+	}
+	if got := c.EventLogPath(); got != "/var/log/the-loop/events.jsonl" {
+		t.Errorf("EventLogPath = %q", got)
+	}
+	if got := c.Integration(); got != IntegrationGitHub {
+		t.Errorf("Integration = %q", got)
+	}
+}
+
+func TestCLIConfigStateRoot(t *testing.T) {
+	tests := []struct {
+		root string
+		want func(home, work string) string
+	}{
+		{"~/loop-state", func(h, _ string) string { return filepath.Join(h, "loop-state") }},
+		{"~", func(h, _ string) string { return h }},
+		{".the-loop", func(_, w string) string { return filepath.Join(w, ".the-loop") }},
+		{"/srv/loop", func(_, _ string) string { return "/srv/loop" }},
+		{"  ", func(h, _ string) string { return filepath.Join(h, ".the-loop") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.root, func(t *testing.T) {
+			home, work := cliEnv(t)
+			path := writeCLI(t, t.TempDir(), "state: {root: '"+tt.root+"'}\n")
+			c, err := LoadCLIConfig(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.StateRoot(), tt.want(home, work); got != want {
+				t.Errorf("StateRoot = %q, want %q", got, want)
+			}
+			if got, want := c.EventLogPath(), filepath.Join(tt.want(home, work), "logs", "events.jsonl"); got != want {
+				t.Errorf("EventLogPath = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestCLIConfigInvalid(t *testing.T) {
+	tests := []struct {
+		fixture string
+		key     string
+		line    int
+		msg     string
+	}{
+		{"cli/legacy-routing.yaml", "webhooks.ghWebhook.routing", 5, "move it to routing"},
+		{"cli/old-version.yaml", "version", 1, "got version 0.3.1, want 0.5.0 or later"},
+		{"cli/bad-limits.yaml", "routing.graph.hookLimits.steps", 4, "minimum"},
+		{"cli/bad-enum.yaml", "routing.defaultHarness", 2, `got "emacs", want one of "claude", "cursor"`},
+		{"harness/malformed.yaml", "", 0, "invalid YAML"},
+		{"harness/not-a-mapping.yaml", "", 1, "want a mapping"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			cliEnv(t)
+			path := writeCLI(t, t.TempDir(), string(fixture(t, tt.fixture)))
+			c, err := LoadCLIConfig(path)
+			if c != nil {
+				t.Error("got a config with the error")
+			}
+			wantConfigError(t, err, path, tt.key, tt.line, tt.msg)
+		})
+	}
+}
+
+func TestCompareVersions(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"0.5.0", "0.5.0", 0},
+		{"0.5", "0.5.0", 0},
+		{"0.4.9", "0.5.0", -1},
+		{"0.10.0", "0.5.0", 1},
+		{"1", "0.5.0", 1},
+		{"v0.5.1", "0.5.0", 1},
+		{"", "0.5.0", -1},
+	}
+	for _, tt := range tests {
+		if got := compareVersions(tt.a, tt.b); got != tt.want {
+			t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package policy
+
+// Configuration
+//
+// Two files configure the-loop, and which is which depends on direction:
+// a repository's harness config configures work done on that repository; the
+// CLI config configures the operator's machine. Neither ever supplies a key
+// of the other: no checkout can say who may drive a daemon, and no machine
+// setting says where a repository keeps its specs (except the explicit
+// routing.graph.specDir override).
+//
+// # The harness config
+//
+// .the-loop/harness-config.yaml at the repository root (the older name
+// .the-loop/config.yaml is read when the current one is absent). Load it
+// with LoadHarnessConfig(root). A repository without one is not an error:
+// every accessor then answers its default and Initialized reports false.
+// The CLI reads only the keys in HarnessReads; everything else in the file
+// is the agent's.
+//
+//	key                           accessor                 default
+//	workflow.specDir              SpecDir, ResolveSpecDir  DefaultSpecDir ("docs/specs")
+//	workflow.phaseLabelPrefix     PhaseLabelPrefix         DefaultPhaseLabelPrefix ("loop:")
+//	ticketing.github.owner/repo   OriginRepo               "" (unknown; callers fail closed)
+//	notifications                 Notifications            empty
+//	graph.hooks                   HooksBlock               absent (raw; parsed elsewhere)
+//	reviews.critics               Critics                  none
+//	testing.integrationTestGlobs  IntegrationTestGlobs     none
+//	customInstructions            CustomInstructions       empty
+//
+// The spec directory comes from the repository, so it is resolved with
+// containment: ResolveSpecDir refuses an absolute path, a ".." escape and a
+// symlink leading outside the repository, each as a *graph.ConfigError with
+// Key "workflow.specDir" that says what to write instead. The directory
+// itself need not exist yet.
+//
+// # The CLI config
+//
+// cli-config.yaml, from the first of: the --config argument,
+// $THE_LOOP_CLI_CONFIG, ./.the-loop/cli-config.yaml under the working
+// directory, ~/.the-loop/cli-config.yaml. Load it with LoadCLIConfig(flag);
+// FindCLIConfig only reports which file would be read. A file named by the
+// flag or the variable must exist; finding nothing anywhere means defaults.
+//
+//	key                                   accessor          default
+//	routing.authorizedUsers               AuthorizedUsers   none (nothing human-authored is acted on)
+//	routing.graph.enabled                 GraphEnabled      true
+//	routing.graph.repoHooks               RepoHooks         true
+//	routing.graph.hookPath                HookPath          none, then $THE_LOOP_HOOK_PATH
+//	routing.graph.hookLimits.steps        HookStepBudget    10,000,000
+//	routing.graph.hookLimits.seconds      HookDeadline      5s
+//	routing.graph.specDir                 SpecDirOverride   "" (no override)
+//	routing.control.keywords.<command>    ControlKeyword    "the-loop <command>"
+//	routing.control.keywords.execute      ExecuteKeyword    "the-loop execute"
+//	state.root                            StateRoot         ~/.the-loop
+//	eventLog.path, eventLog.enabled       EventLogPath/...  <state root>/logs/events.jsonl, true
+//	integrations.github                   Integration       "none" unless the block is declared
+//
+// A CLI config that still carries a key an older format used
+// (webhooks.ghWebhook.routing, polling.stateFile, integrations.slack, the
+// per-feature ghBinary keys) or declares a version older than
+// CurrentCLIConfigVersion is refused, naming the key and its replacement:
+// ignoring a value the operator set would silently change what their
+// machine does.
+//
+// # Errors and schemas
+//
+// Both files are validated against JSON Schemas embedded in this package
+// (HarnessSchema, CLISchema; draft 2020-12). They accept every file the
+// original tool's schemas accept, with the same property names, types, enums
+// and additionalProperties strictness, plus this implementation's keys:
+// routing.graph.hookPath and routing.graph.hookLimits. One relaxation: the
+// harness schema requires no top-level section, because a partial file means
+// "defaults for the rest", exactly as a missing file does.
+//
+// Every failure to read a config is a *graph.ConfigError: File (repository
+// relative for the harness config), Line when known, Key as a dotted path
+// with list positions ("graph.hooks.attach[0].boundary"), and a message in
+// "got X, want Y" form. Loading never writes.
+//
+// Loaded configs are immutable and safe for concurrent use.

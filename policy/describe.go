@@ -1,0 +1,99 @@
+package policy
+
+import (
+	"path/filepath"
+
+	"github.com/the-loop/the-loop/builtins"
+	"github.com/the-loop/the-loop/graph"
+)
+
+// GraphDescription is a compiled loop as data, for `graph show --format json`.
+type GraphDescription struct {
+	Version  int                 `json:"version"`
+	Name     string              `json:"name"`
+	Start    string              `json:"start"`
+	SkipSets map[string][]string `json:"skipSets"`
+	Nodes    []NodeDescription   `json:"nodes"`
+	Edges    []graph.Edge        `json:"edges"`
+}
+
+// NodeDescription is one node as data; its keys are the original tool's.
+type NodeDescription struct {
+	ID          string       `json:"id"`
+	Phase       string       `json:"phase"`
+	Actor       string       `json:"actor"`
+	Produces    []string     `json:"produces"`
+	Command     string       `json:"command"`
+	Stage       string       `json:"stage"`
+	Session     string       `json:"session"`
+	Required    bool         `json:"required"`
+	Optional    bool         `json:"optional"`
+	Skippable   bool         `json:"skippable"`
+	OptIn       bool         `json:"optIn"`
+	Description string       `json:"description"`
+	MaxAttempts int          `json:"maxAttempts"`
+	Terminal    bool         `json:"terminal"`
+	Entry       []ChainEntry `json:"entry"`
+	Exit        []ChainEntry `json:"exit"`
+}
+
+// ChainEntry is one hook of a chain as data.
+type ChainEntry struct {
+	Hook string         `json:"hook"`
+	With map[string]any `json:"with,omitempty"`
+}
+
+// DescribeGraph renders g as data, nodes and edges in declaration order.
+func DescribeGraph(g *graph.Graph) GraphDescription {
+	d := GraphDescription{Version: g.Version, Name: g.Name, Start: g.Start, SkipSets: map[string][]string{}, Edges: g.Edges}
+	for _, s := range g.SkipSets {
+		d.SkipSets[s.Name] = s.Nodes
+	}
+	for _, n := range g.Nodes {
+		d.Nodes = append(d.Nodes, NodeDescription{
+			ID: n.ID, Phase: n.Phase, Actor: n.Actor, Produces: nonNil(n.Produces), Command: n.Command, Stage: n.Stage,
+			Session: n.Session, Required: n.Required, Optional: n.Optional, Skippable: n.Skippable, OptIn: n.OptIn,
+			Description: n.Description, MaxAttempts: n.MaxAttempts, Terminal: n.Terminal,
+			Entry: describeChain(n.Entry), Exit: describeChain(n.Exit),
+		})
+	}
+	return d
+}
+
+func describeChain(c []graph.ChainEntry) []ChainEntry {
+	out := make([]ChainEntry, len(c))
+	for i, e := range c {
+		out[i] = ChainEntry{Hook: e.Hook}
+		if len(e.Params) > 0 {
+			out[i].With = e.Params
+		}
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// HooksReport is what `graph hooks` lists. It is built without executing
+// anything a repository declares.
+type HooksReport struct {
+	Shipped []string `json:"shipped"`
+}
+
+// Hooks lists the shipped hooks.
+func (e *Engine) Hooks() HooksReport {
+	return HooksReport{Shipped: builtins.Registry().Names()}
+}
+
+// SpecDirRel is the spec root relative to the repository, slash-separated.
+func (e *Engine) SpecDirRel() string {
+	rel, err := filepath.Rel(e.Root, e.SpecRoot)
+	if err != nil {
+		return e.SpecRoot
+	}
+	return filepath.ToSlash(rel)
+}

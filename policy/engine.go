@@ -1,0 +1,314 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/the-loop/the-loop/builtins"
+	"github.com/the-loop/the-loop/eventlog"
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/graphs"
+)
+
+// Options configure Open. The zero value opens the current directory with
+// the CLI config found by the usual resolution order.
+type Options struct {
+	// Repo is the repository root; "" means the current directory.
+	Repo string
+	// CLIConfig is an explicit CLI config path (--config); "" resolves.
+	CLIConfig string
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+	// Events receives the runtime's events; nil opens the operator's event
+	// log under the CLI config's state root.
+	Events graph.Emitter
+	// Integration performs outbound calls; nil means the none integration.
+	Integration graph.Integration
+}
+
+// Engine serves every verb for one repository: it holds the repository's
+// harness config, the operator's CLI config and the resolved spec root, and
+// builds a runtime per work item on the right loop. It is safe for
+// concurrent use.
+type Engine struct {
+	Root     string
+	SpecRoot string
+	Harness  *HarnessConfig
+	CLI      *CLIConfig
+
+	log         *slog.Logger
+	events      graph.Emitter
+	integration graph.Integration
+}
+
+// RepoError is a --repo that cannot be used.
+type RepoError struct {
+	Path string
+	Err  error
+}
+
+func (e *RepoError) Error() string { return fmt.Sprintf("--repo %s: %v", e.Path, e.Err) }
+func (e *RepoError) Unwrap() error { return e.Err }
+
+// Open reads a repository's configuration. It never writes.
+func Open(opts Options) (*Engine, error) {
+	root := opts.Repo
+	if root == "" {
+		root = "."
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, &RepoError{Path: root, Err: err}
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return nil, &RepoError{Path: root, Err: errors.New("no such directory")}
+	case !fi.IsDir():
+		return nil, &RepoError{Path: root, Err: errors.New("not a directory")}
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	cli, err := LoadCLIConfig(opts.CLIConfig)
+	if err != nil {
+		return nil, err
+	}
+	hc, err := LoadHarnessConfig(abs)
+	if err != nil {
+		return nil, err
+	}
+	specDir := hc.SpecDir()
+	if !hc.Initialized() && cli.SpecDirOverride() != "" {
+		specDir = cli.SpecDirOverride()
+	}
+	specRoot, err := ResolveSpecDir(abs, specDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{Root: abs, SpecRoot: specRoot, Harness: hc, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.events == nil {
+		e.events = eventlog.Open(cli.StateRoot(), "cli")
+	}
+	if e.integration == nil {
+		e.integration = graph.NoIntegration{}
+	}
+	return e, nil
+}
+
+// shippedLoops compiles each shipped loop once per process.
+var shippedLoops = sync.OnceValues(func() (map[string]*graph.Graph, error) {
+	out := map[string]*graph.Graph{}
+	for _, name := range graphs.Names {
+		src, err := graphs.Loop(name)
+		if err != nil {
+			return nil, err
+		}
+		g, err := graph.Compile(graphs.FileName(name), src, builtins.Registry())
+		if err != nil {
+			return nil, fmt.Errorf("shipped loop %s: %w", name, err)
+		}
+		out[name] = g
+	}
+	return out, nil
+})
+
+// Loop returns the compiled shipped loop name.
+func Loop(name string) (*graph.Graph, error) {
+	loops, err := shippedLoops()
+	if err != nil {
+		return nil, err
+	}
+	g, ok := loops[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown loop %q; the shipped loops are %v", name, graphs.Names)
+	}
+	return g, nil
+}
+
+// Selector chooses which loop a verb walks: an inner pull-request loop when
+// PR is set, else the outer loop the item's state records.
+type Selector struct {
+	// PR selects the inner pdlc-pr-loop for that pull request.
+	PR int
+	// PRRepo qualifies PR by owner/name when it is not the origin repository.
+	PRRepo string
+}
+
+// Runtime builds the runtime for item. The outer loop is the one the item's
+// state records when that is a known outer-path loop (the state file is
+// agent-written, so nothing else may select a graph), else the work-item
+// loop.
+func (e *Engine) Runtime(item string, sel Selector) (*graph.Runtime, error) {
+	rt := &graph.Runtime{
+		Repo: e.Root, SpecRoot: e.SpecRoot, Config: e.Harness.Doc, Integration: e.integration,
+		Events: e.events, Log: e.log,
+		Settings: graph.Settings{
+			AuthorizedUsers:  e.CLI.AuthorizedUsers(),
+			PhaseLabelPrefix: e.Harness.PhaseLabelPrefix(),
+			OriginRepo:       e.Harness.OriginRepo(),
+			RepoInitialized:  e.Harness.Initialized(),
+			ExecuteKeyword:   e.CLI.ExecuteKeyword(),
+			Notifications:    e.Harness.Notifications(),
+		},
+	}
+	name := graph.WorkItemLoop
+	if sel.PR > 0 {
+		name = graph.PRLoop
+		rt.StateSubpath = innerLoopDir(sel.PR, sel.PRRepo)
+		rt.PRRef = graph.RefFor(cmpOr(sel.PRRepo, rt.Settings.OriginRepo), sel.PR)
+	} else if l := e.recordedLoop(item); l != "" {
+		name = l
+	}
+	g, err := Loop(name)
+	if err != nil {
+		return nil, err
+	}
+	rt.Graph = g
+	return rt, nil
+}
+
+func innerLoopDir(pr int, prRepo string) string {
+	if owner, repo, ok := splitSlug(prRepo); ok {
+		return fmt.Sprintf("pr-loops/%s__%s/pr-%d", owner, repo, pr)
+	}
+	return fmt.Sprintf("pr-loops/pr-%d", pr)
+}
+
+// recordedLoop is the outer-path loop item's state records, "" for the
+// default or anything it cannot read (the verb itself reports a bad state).
+func (e *Engine) recordedLoop(item string) string {
+	data, err := os.ReadFile(filepath.Join(e.SpecRoot, item, graph.StateFile))
+	if err != nil {
+		return ""
+	}
+	var head struct {
+		Loop string `json:"loop"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return ""
+	}
+	return graph.OuterLoop(head.Loop)
+}
+
+// Items lists the work items: the spec root's subdirectories, sorted.
+func (e *Engine) Items() ([]string, error) {
+	entries, err := os.ReadDir(e.SpecRoot)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list work items: %w", err)
+	}
+	var out []string
+	for _, d := range entries {
+		if d.IsDir() && !hiddenName(d.Name()) {
+			out = append(out, d.Name())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func hiddenName(n string) bool { return n != "" && (n[0] == '.' || n[0] == '_') }
+
+// Check evaluates items purely. It writes nothing, runs nothing and emits
+// nothing.
+func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.StatusReport, error) {
+	out := make([]*graph.StatusReport, 0, len(items))
+	for _, id := range items {
+		rt, err := e.Runtime(id, sel)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := rt.Status(id, recompute)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rep)
+	}
+	return out, nil
+}
+
+// Advance evaluates item's current node and acts on it.
+func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
+	rt, err := e.Runtime(item, sel)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := rt.Start(item); err != nil {
+		return nil, err
+	}
+	return rt.Advance(item, ev)
+}
+
+// Complete is a completion claim for item's current (or named) node.
+func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Event) (*graph.Completion, error) {
+	rt, err := e.Runtime(item, sel)
+	if err != nil {
+		return nil, err
+	}
+	return rt.Complete(item, node, actor, ev)
+}
+
+// Run advances item until it waits, blocks, escalates or completes.
+func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *graph.Event) (*graph.RunReport, error) {
+	rt, err := e.Runtime(item, sel)
+	if err != nil {
+		return nil, err
+	}
+	if !dryRun {
+		if _, err := rt.Start(item); err != nil {
+			return nil, err
+		}
+	}
+	return rt.Run(item, maxNodes, dryRun, ev)
+}
+
+// Skip declares skips for item.
+func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Selector) (*graph.SkipDeclaration, error) {
+	rt, err := e.Runtime(item, sel)
+	if err != nil {
+		return nil, err
+	}
+	return rt.DeclareSkips(item, tokens, reason, actor)
+}
+
+// Force moves item's pointer to node.
+func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.Forcing, error) {
+	rt, err := e.Runtime(item, sel)
+	if err != nil {
+		return nil, err
+	}
+	return rt.Force(item, to, reason, actor)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// splitSlug splits owner/name when both halves have GitHub's shape.
+func splitSlug(slug string) (owner, name string, ok bool) {
+	owner, name, ok = strings.Cut(slug, "/")
+	if !ok || !githubName.MatchString(owner) || !githubName.MatchString(name) {
+		return "", "", false
+	}
+	return owner, name, true
+}
+
+var githubName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

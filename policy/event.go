@@ -1,0 +1,89 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// ReadEvent reads an inbound event for a human gate from a JSON file: either
+// {"comments": [{"author": "login", "body": "text"}, ...]} or a GitHub
+// issue_comment webhook payload ({"comment": {"user": {"login"}, "body"}}).
+// An author may also be an object with a login, as GitHub writes it.
+func ReadEvent(path string) (*graph.Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read event file: %w", err)
+	}
+	return ParseEvent(path, data)
+}
+
+// ParseEvent decodes an event document; path is used in errors only.
+func ParseEvent(path string, data []byte) (*graph.Event, error) {
+	var doc struct {
+		Comments []rawComment `json:"comments"`
+		Comment  *rawComment  `json:"comment"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, &graph.ConfigError{File: path, Msg: "not an event document; want {\"comments\": [{\"author\": \"login\", \"body\": \"text\"}]}", Err: err}
+	}
+	raw := doc.Comments
+	if doc.Comment != nil {
+		raw = append(raw, *doc.Comment)
+	}
+	ev := &graph.Event{Comments: []graph.Comment{}}
+	for i, c := range raw {
+		author := c.login()
+		if author == "" {
+			return nil, &graph.ConfigError{File: path, Key: fmt.Sprintf("comments[%d].author", i), Msg: "missing; want the commenter's login"}
+		}
+		ev.Comments = append(ev.Comments, graph.Comment{Author: author, Body: c.Body})
+	}
+	return ev, nil
+}
+
+type rawComment struct {
+	Author json.RawMessage `json:"author"`
+	User   json.RawMessage `json:"user"`
+	Body   string          `json:"body"`
+}
+
+func (c rawComment) login() string {
+	for _, raw := range []json.RawMessage{c.Author, c.User} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return strings.TrimPrefix(s, "@")
+		}
+		var obj struct {
+			Login string `json:"login"`
+		}
+		if json.Unmarshal(raw, &obj) == nil && obj.Login != "" {
+			return obj.Login
+		}
+	}
+	return ""
+}
+
+// CommentEvent builds an event from --comment/--author pairs given on the
+// command line. Every comment needs an author: a gate reads authorized
+// users' replies only.
+func CommentEvent(bodies, authors []string) (*graph.Event, error) {
+	if len(bodies) == 0 && len(authors) == 0 {
+		return nil, nil
+	}
+	if len(authors) != 1 && len(authors) != len(bodies) {
+		return nil, fmt.Errorf("--author: got %d for %d --comment; want one author, or one per comment", len(authors), len(bodies))
+	}
+	ev := &graph.Event{}
+	for i, b := range bodies {
+		a := authors[0]
+		if len(authors) > 1 {
+			a = authors[i]
+		}
+		ev.Comments = append(ev.Comments, graph.Comment{Author: strings.TrimPrefix(a, "@"), Body: b})
+	}
+	return ev, nil
+}

@@ -1,0 +1,516 @@
+package policy
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"gopkg.in/yaml.v3"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+//go:embed schemas/harness-config.schema.json
+var harnessSchemaJSON []byte
+
+//go:embed schemas/cli-config.schema.json
+var cliSchemaJSON []byte
+
+// Schema resource names. They are the schemas' own $id values, so a
+// validation error's schema location reads as the file it came from.
+const (
+	harnessSchemaURL = "https://the-loop.dev/schemas/harness-config.schema.json"
+	cliSchemaURL     = "https://the-loop.dev/schemas/cli-config.schema.json"
+)
+
+// HarnessSchema returns the JSON Schema (draft 2020-12) of the harness config.
+// The slice is a copy; callers may keep or modify it.
+func HarnessSchema() []byte { return slices.Clone(harnessSchemaJSON) }
+
+// CLISchema returns the JSON Schema (draft 2020-12) of the CLI config.
+// The slice is a copy; callers may keep or modify it.
+func CLISchema() []byte { return slices.Clone(cliSchemaJSON) }
+
+var (
+	harnessSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+		return compileSchema(harnessSchemaURL, harnessSchemaJSON)
+	})
+	cliSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+		return compileSchema(cliSchemaURL, cliSchemaJSON)
+	})
+)
+
+func compileSchema(url string, src []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	}
+	return s, nil
+}
+
+// ValidateHarness checks doc against the harness config schema. doc is a
+// decoded YAML or JSON document; YAML-only shapes (non-string map keys,
+// timestamps) are converted first. file names the document in the error.
+// The result is nil or a *graph.ConfigError whose Key is the dotted path of
+// the first offending value (for example "graph.hooks.attach[0].boundary").
+func ValidateHarness(doc any, file string) error {
+	return validateDoc(harnessSchema, doc, file, nil)
+}
+
+// ValidateCLI checks doc against the CLI config schema; see ValidateHarness.
+func ValidateCLI(doc any, file string) error {
+	return validateDoc(cliSchema, doc, file, nil)
+}
+
+// validateDoc validates doc and, when top is the YAML node doc was decoded
+// from, puts the offending line on the error.
+func validateDoc(schema func() (*jsonschema.Schema, error), doc any, file string, top *yaml.Node) error {
+	s, err := schema()
+	if err != nil {
+		return err // an embedded schema that does not compile is a build defect
+	}
+	v, err := jsonValue(doc)
+	if err != nil {
+		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
+	}
+	err = s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var verr *jsonschema.ValidationError
+	if !errors.As(err, &verr) {
+		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
+	}
+	return schemaError(verr, v, file, top)
+}
+
+// problem is one leaf of a validation failure, already phrased for a person.
+type problem struct {
+	key  string // dotted key, the offending property included
+	line int
+	msg  string
+}
+
+// schemaError turns the validator's error tree into one ConfigError naming the
+// first problem (in document order) and summarising the rest.
+func schemaError(verr *jsonschema.ValidationError, doc any, file string, top *yaml.Node) error {
+	var leaves []*jsonschema.ValidationError
+	var collect func(e *jsonschema.ValidationError)
+	collect = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, e)
+			return
+		}
+		for _, c := range e.Causes {
+			collect(c)
+		}
+	}
+	collect(verr)
+
+	probs := make([]problem, 0, len(leaves))
+	for _, l := range leaves {
+		probs = append(probs, describe(l, doc, top))
+	}
+	slices.SortStableFunc(probs, func(a, b problem) int {
+		if a.line != b.line && a.line > 0 && b.line > 0 {
+			return a.line - b.line
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	probs = slices.CompactFunc(probs, func(a, b problem) bool { return a.key == b.key && a.msg == b.msg })
+
+	first := probs[0]
+	msg := first.msg
+	if rest := probs[1:]; len(rest) > 0 {
+		const shown = 4
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s (and %d more: ", msg, len(rest))
+		for i, p := range rest {
+			if i == shown {
+				b.WriteString("; ...")
+				break
+			}
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			if p.key != "" {
+				b.WriteString(p.key + ": ")
+			}
+			b.WriteString(p.msg)
+		}
+		b.WriteString(")")
+		msg = b.String()
+	}
+	return &graph.ConfigError{File: file, Line: first.line, Key: first.key, Msg: msg}
+}
+
+// describe phrases one leaf error in the project's "got X, want Y" style.
+func describe(e *jsonschema.ValidationError, doc any, top *yaml.Node) problem {
+	path := e.InstanceLocation
+	p := problem{key: dottedKey(path, doc)}
+	p.line = lineOf(top, path, "")
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		props := slices.Clone(k.Properties)
+		slices.Sort(props)
+		if len(props) == 1 {
+			p.key = joinKey(p.key, props[0])
+			p.line = lineOf(top, path, props[0])
+			p.msg = "unknown key; the schema does not allow it here"
+		} else {
+			p.line = lineOf(top, path, props[0])
+			p.msg = "unknown keys " + quoteList(props) + "; the schema does not allow them here"
+		}
+	case *kind.Required:
+		if len(k.Missing) == 1 {
+			p.msg = fmt.Sprintf("missing required key %q", k.Missing[0])
+		} else {
+			p.msg = "missing required keys " + quoteList(k.Missing)
+		}
+	case *kind.Type:
+		p.msg = fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or "))
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = fmt.Sprintf("%v", w)
+			if s, ok := w.(string); ok {
+				want[i] = strconv.Quote(s)
+			}
+		}
+		p.msg = fmt.Sprintf("got %s, want one of %s", gotValue(k.Got), strings.Join(want, ", "))
+	case *kind.Pattern:
+		p.msg = fmt.Sprintf("got %q, want a value matching %s", k.Got, k.Want)
+	default:
+		msg := e.Error()
+		if strings.HasPrefix(msg, "at '") {
+			if i := strings.Index(msg, "': "); i >= 0 {
+				msg = msg[i+3:]
+			}
+		}
+		p.msg = msg
+	}
+	return p
+}
+
+func gotValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// dottedKey renders JSON pointer tokens as the dotted key an operator would
+// write: object members joined with ".", list positions as "[i]".
+func dottedKey(tokens []string, doc any) string {
+	var b strings.Builder
+	cur := doc
+	for _, tok := range tokens {
+		switch c := cur.(type) {
+		case []any:
+			b.WriteString("[" + tok + "]")
+			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(c) {
+				cur = c[i]
+			} else {
+				cur = nil
+			}
+		case map[string]any:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(tok)
+			cur = c[tok]
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(tok)
+			cur = nil
+		}
+	}
+	return b.String()
+}
+
+func joinKey(parent, child string) string {
+	if parent == "" {
+		return child
+	}
+	return parent + "." + child
+}
+
+// lineOf finds the line of the value at tokens under top (the line of its
+// key, for a mapping member), or of the key member inside it when member is
+// not "". It returns the deepest line it can vouch for, or 0 without a node.
+func lineOf(top *yaml.Node, tokens []string, member string) int {
+	if top == nil {
+		return 0
+	}
+	n, line := top, top.Line
+	for _, tok := range tokens {
+		key, next := childNode(n, tok)
+		if next == nil {
+			return line
+		}
+		n, line = next, next.Line
+		if key != nil {
+			line = key.Line
+		}
+	}
+	if member != "" {
+		if k, _ := childNode(n, member); k != nil {
+			return k.Line
+		}
+	}
+	return line
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 32; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// childNode returns the member tok of a mapping (its key and value nodes)
+// or the element tok of a sequence (nil key).
+func childNode(n *yaml.Node, tok string) (key, value *yaml.Node) {
+	n = deref(n)
+	if n == nil {
+		return nil, nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == tok {
+				return k, n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(n.Content) {
+			return nil, n.Content[i]
+		}
+	}
+	return nil, nil
+}
+
+// maxConfigBytes bounds a config file. Real configs are a few kilobytes; the
+// bound keeps a hostile checkout from making a read verb allocate without limit.
+const maxConfigBytes = 4 << 20
+
+// yamlLine pulls "line N" out of a yaml.v3 error message.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// yamlError is a yaml.v3 error with the "yaml: line N:" noise removed; the
+// line moves to the ConfigError.
+type yamlError struct {
+	msg string
+	err error
+}
+
+func (e *yamlError) Error() string { return e.msg }
+func (e *yamlError) Unwrap() error { return e.err }
+
+func yamlConfigError(file string, err error) *graph.ConfigError {
+	msg := err.Error()
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	msg = strings.TrimSpace(msg)
+	if m := yamlLine.FindStringIndex(msg); m != nil && m[0] == 0 {
+		msg = strings.TrimPrefix(strings.TrimSpace(msg[m[1]:]), ":")
+		msg = strings.TrimSpace(msg)
+	}
+	return &graph.ConfigError{File: file, Line: line, Msg: "invalid YAML", Err: &yamlError{msg: msg, err: err}}
+}
+
+// parseMapping decodes data as a single YAML document whose top level is a
+// mapping, converted to JSON-compatible values. An empty or null document is
+// an empty mapping. The returned node (nil for an empty document) locates
+// values for error messages.
+func parseMapping(data []byte, file string) (map[string]any, *yaml.Node, error) {
+	if len(data) > maxConfigBytes {
+		return nil, nil, &graph.ConfigError{File: file,
+			Msg: fmt.Sprintf("is %d bytes; want at most %d", len(data), maxConfigBytes)}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return map[string]any{}, nil, nil
+		}
+		return nil, nil, yamlConfigError(file, err)
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, nil, yamlConfigError(file, err)
+	default:
+		return nil, nil, &graph.ConfigError{File: file, Line: extra.Line,
+			Msg: "holds more than one YAML document; want exactly one"}
+	}
+	if len(doc.Content) == 0 {
+		return map[string]any{}, nil, nil
+	}
+	top := deref(doc.Content[0])
+	if top == nil {
+		return map[string]any{}, nil, nil
+	}
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return map[string]any{}, nil, nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return nil, nil, &graph.ConfigError{File: file, Line: top.Line,
+			Msg: fmt.Sprintf("top level is %s; want a mapping of keys", nodeKindName(top))}
+	}
+	var raw any
+	if err := top.Decode(&raw); err != nil {
+		return nil, nil, yamlConfigError(file, err)
+	}
+	v, err := jsonValue(raw)
+	if err != nil {
+		return nil, nil, &graph.ConfigError{File: file, Line: top.Line, Msg: "unsupported YAML", Err: err}
+	}
+	m, ok := v.(map[string]any)
+	if !ok { // unreachable: a mapping node decodes to a map
+		return nil, nil, &graph.ConfigError{File: file, Line: top.Line, Msg: "top level is not a mapping"}
+	}
+	return m, top, nil
+}
+
+func nodeKindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!str":
+			return "a string"
+		case "!!int", "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		}
+		return "a scalar"
+	}
+	return "not a mapping"
+}
+
+// jsonValue converts a decoded YAML value into the shapes JSON produces (and
+// the schema validator expects): maps keyed by strings, lists, strings,
+// numbers, booleans and nil. Non-string keys are written as YAML would print
+// them; timestamps become their ISO 8601 text.
+func jsonValue(v any) (any, error) {
+	return jsonValueDepth(v, 0)
+}
+
+// maxDepth bounds nesting, so a pathological document fails instead of
+// exhausting the stack.
+const maxDepth = 512
+
+func jsonValueDepth(v any, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	switch t := v.(type) {
+	case nil, string, bool, int, int64, uint64:
+		return t, nil
+	case int8, int16, int32, uint, uint8, uint16, uint32, float32:
+		return t, nil
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return strconv.FormatFloat(t, 'g', -1, 64), nil
+		}
+		return t, nil
+	case time.Time:
+		if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 && t.Location() == time.UTC {
+			return t.Format(time.DateOnly), nil
+		}
+		return t.Format(time.RFC3339Nano), nil
+	case []byte:
+		return string(t), nil
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			c, err := jsonValueDepth(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			ks, err := keyString(k)
+			if err != nil {
+				return nil, err
+			}
+			c, err := jsonValueDepth(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[ks] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			c, err := jsonValueDepth(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unsupported value of type %T", v)
+}
+
+func keyString(k any) (string, error) {
+	switch t := k.(type) {
+	case string:
+		return t, nil
+	case nil:
+		return "null", nil
+	case bool:
+		return strconv.FormatBool(t), nil
+	case int, int64, uint64, int32, uint32, int16, uint16, int8, uint8, uint:
+		return fmt.Sprintf("%d", t), nil
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64), nil
+	case time.Time:
+		s, _ := jsonValue(t)
+		return s.(string), nil
+	}
+	return "", fmt.Errorf("unsupported mapping key of type %T; want a string", k)
+}
