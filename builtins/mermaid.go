@@ -188,9 +188,14 @@ func (c *mermaidChecker) flowchart(header int, rest string) {
 		if trivial(text) {
 			continue
 		}
-		for flowContinues(text) && j < len(c.lines) {
-			text += "\n" + c.lines[j]
-			j++
+		cont := flowContinuation{}.feed(text)
+		if cont.open() && j < len(c.lines) {
+			parts := []string{text}
+			for ; cont.open() && j < len(c.lines); j++ {
+				parts = append(parts, c.lines[j])
+				cont = cont.feed("\n" + c.lines[j])
+			}
+			text = strings.Join(parts, "\n")
 		}
 		f.line(text, first+1)
 	}
@@ -199,23 +204,30 @@ func (c *mermaidChecker) flowchart(header int, rest string) {
 	}
 }
 
-// flowContinues reports whether a statement runs on past the end of text: a
-// quoted string or @{ shape data } left open.
-func flowContinues(text string) bool {
-	inQuote, depth := false, 0
+// flowContinuation tracks whether a statement runs on past the end of a
+// line: a quoted string or @{ shape data } left open.
+type flowContinuation struct {
+	inQuote   bool
+	shapeData bool
+}
+
+func (c flowContinuation) open() bool { return c.inQuote || c.shapeData }
+
+// feed advances the state over text.
+func (c flowContinuation) feed(text string) flowContinuation {
 	for i := 0; i < len(text); i++ {
 		switch {
 		case text[i] == '"':
-			inQuote = !inQuote
-		case inQuote:
-		case depth == 0 && strings.HasPrefix(text[i:], "@{"):
-			depth = 1
+			c.inQuote = !c.inQuote
+		case c.inQuote:
+		case !c.shapeData && strings.HasPrefix(text[i:], "@{"):
+			c.shapeData = true
 			i++
-		case depth > 0 && text[i] == '}':
-			depth = 0
+		case c.shapeData && text[i] == '}':
+			c.shapeData = false
 		}
 	}
-	return inQuote || depth > 0
+	return c
 }
 
 type flowState struct {
@@ -226,10 +238,11 @@ type flowState struct {
 
 // flowScanner walks one logical flowchart line.
 type flowScanner struct {
-	f    *flowState
-	s    string
-	pos  int
-	line int
+	f      *flowState
+	s      string
+	pos    int
+	line   int
+	failed bool // a fault was reported: stop reading this statement
 }
 
 func (f *flowState) line(text string, line int) {
@@ -247,10 +260,17 @@ func (f *flowState) line(text string, line int) {
 	}
 }
 
+// fail reports a fault at the scanner's position and returns false.
 func (sc *flowScanner) fail(format string, args ...any) bool {
-	// Report the line the fault is on, not the line the statement began on.
-	line := sc.line + strings.Count(sc.s[:min(sc.pos, len(sc.s))], "\n")
+	return sc.failAt(sc.pos, format, args...)
+}
+
+// failAt reports a fault on the line holding byte offset at: the line the
+// fault is on, not the one the statement began on.
+func (sc *flowScanner) failAt(at int, format string, args ...any) bool {
+	line := sc.line + strings.Count(sc.s[:min(at, len(sc.s))], "\n")
 	sc.f.c.add(line, format, args...)
+	sc.failed = true
 	return false
 }
 
@@ -322,19 +342,15 @@ func (sc *flowScanner) statement() bool {
 	switch {
 	case w == "end" && !isWordByte(next):
 		sc.pos += len(w)
-		if !alone {
+		sc.space()
+		if !sc.atEnd() {
 			return sc.fail("end is a keyword and cannot name a node; write End or END")
 		}
 		if n := len(sc.f.subgraphs); n > 0 {
 			sc.f.subgraphs = sc.f.subgraphs[:n-1]
-		} else {
-			sc.fail("end without an open subgraph")
+			return true
 		}
-		sc.space()
-		if !sc.atEnd() {
-			return sc.fail("unexpected %s after end", sc.found())
-		}
-		return true
+		return sc.fail("end without an open subgraph")
 	case w == "subgraph" && alone:
 		sc.pos += len(w)
 		return sc.subgraph()
@@ -444,6 +460,9 @@ func (sc *flowScanner) vertexStatement() bool {
 			return true
 		}
 		if !sc.link() {
+			if sc.failed {
+				return false
+			}
 			if sc.has("->") {
 				return sc.fail("-> is not a flowchart link; write -->")
 			}
@@ -568,6 +587,7 @@ func (sc *flowScanner) quoted() bool {
 	if end < 0 {
 		return sc.fail("quote is never closed")
 	}
+
 	sc.pos += end + 2
 	return true
 }
@@ -575,6 +595,7 @@ func (sc *flowScanner) quoted() bool {
 // label consumes a shape's text and its closer. The text is one quoted
 // string, or plain text free of the characters mermaid reads as structure.
 func (sc *flowScanner) label(open string, closers []string, trap bool) bool {
+	start := sc.pos - len(open)
 	closes := func() bool {
 		for _, cl := range closers {
 			if sc.has(cl) {
@@ -592,8 +613,8 @@ func (sc *flowScanner) label(open string, closers []string, trap bool) bool {
 		if closes() {
 			return true
 		}
-		if sc.eof() {
-			return sc.fail("label opened with %s is never closed with %s", open, closers[0])
+		if sc.atEnd() {
+			return sc.failAt(start, "label opened with %s is never closed with %s", open, closers[0])
 		}
 		return sc.fail("label mixes quoted and unquoted text; put the whole label inside the quotes")
 	}
@@ -609,6 +630,9 @@ func (sc *flowScanner) label(open string, closers []string, trap bool) bool {
 		if b == '\n' {
 			break
 		}
+		if trap && b == ']' {
+			return sc.failAt(start, "label opened with %s is never closed with /] or \\]", open)
+		}
 		if strings.IndexByte(forbidden, b) >= 0 {
 			if b == '"' {
 				return sc.fail("label mixes quoted and unquoted text; put the whole label inside the quotes")
@@ -617,11 +641,12 @@ func (sc *flowScanner) label(open string, closers []string, trap bool) bool {
 		}
 		sc.pos++
 	}
-	return sc.fail("label opened with %s is never closed with %s", open, closers[0])
+	return sc.failAt(start, "label opened with %s is never closed with %s", open, closers[0])
 }
 
 // shapeData consumes @{ … }, whose quoted strings may hold braces.
 func (sc *flowScanner) shapeData() bool {
+	start := sc.pos
 	sc.pos += 2
 	for !sc.eof() {
 		switch sc.s[sc.pos] {
@@ -636,7 +661,7 @@ func (sc *flowScanner) shapeData() bool {
 		}
 		sc.pos++
 	}
-	return sc.fail("shape data opened with @{ is never closed with }")
+	return sc.failAt(start, "shape data opened with @{ is never closed with }")
 }
 
 var (
@@ -690,7 +715,7 @@ func (sc *flowScanner) link() bool {
 	}
 	end := flowTextLinkEnd[kind].FindStringIndex(sc.s[searchFrom:])
 	if end == nil {
-		return sc.fail("link text opened with %s is never closed with an arrow such as %s>", kind, kind)
+		return sc.failAt(textStart, "link text opened with %s is never closed with an arrow such as %s>", kind, kind)
 	}
 	text := strings.TrimSpace(sc.s[textStart : searchFrom+end[0]])
 	if text == "" {
@@ -705,6 +730,7 @@ func (sc *flowScanner) link() bool {
 
 // edgeLabel consumes |text| after a link.
 func (sc *flowScanner) edgeLabel() bool {
+	start := sc.pos
 	sc.pos++
 	if sc.has(`"`) {
 		if !sc.quoted() {
@@ -731,7 +757,7 @@ func (sc *flowScanner) edgeLabel() bool {
 		}
 		sc.pos++
 	}
-	return sc.fail("edge label opened with | is never closed with |")
+	return sc.failAt(start, "edge label opened with | is never closed with |")
 }
 
 // ---- sequence diagrams ----------------------------------------------------
@@ -793,7 +819,7 @@ func (c *mermaidChecker) sequence(start int) {
 		case "else", "and", "option":
 			if len(stack) == 0 || sequenceBlocks[stack[len(stack)-1].keyword] != keyword {
 				parent := map[string]string{"else": "alt", "and": "par", "option": "critical"}[keyword]
-				c.add(ln, "%s outside an %s block", keyword, parent)
+				c.add(ln, "%s is only valid inside %s … end", keyword, parent)
 			}
 		case "end":
 			if rest != "" {
@@ -873,7 +899,7 @@ func sequenceMessage(t string) string {
 			if sender == "" {
 				return "message has no sender before " + arrow
 			}
-			if strings.ContainsAny(sender, "+>:,;") {
+			if strings.ContainsAny(sender, "+<>:,;") {
 				return fmt.Sprintf("unrecognised statement %q", clip(t, 40))
 			}
 			rest := strings.TrimLeft(t[i+len(arrow):], " \t")

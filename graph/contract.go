@@ -231,6 +231,10 @@ type Context struct {
 	Config map[string]any
 	// Integration performs outbound calls; never nil when run by a Runtime.
 	Integration Integration
+	// Files reads the work item's files; under a read-only evaluation it is
+	// a cache shared by every hook of the item. Hooks should read artifacts
+	// through it rather than from disk.
+	Files *Files
 	// ReadOnly is set under check and status: a hook must not write a file,
 	// spawn a process or call out. Hooks that would skip instead.
 	ReadOnly bool

@@ -234,12 +234,13 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport) (*RunReport, 
 		cur = rt.routeSkipsDry(rt.Graph.Start, skips)
 	}
 	seen := map[string]int{}
+	files := NewFiles()
 	for range maxNodes {
 		n, err := rt.Graph.Node(cur)
 		if err != nil {
 			return nil, err
 		}
-		out := RunChain(n.Exit, rt.context(item, n, Exit, st, true, nil))
+		out := RunChain(n.Exit, rt.context(item, n, Exit, st, files, nil))
 		step := Step{Node: cur, Status: string(out.Status), Outcome: out.Outcome(), Messages: renderMessages(out.Messages()), Terminal: n.Terminal}
 		rep.At = cur
 		if out.Status != StatusPass {

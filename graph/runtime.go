@@ -178,9 +178,10 @@ func (rt *Runtime) load(id string) (WorkItem, *State, error) {
 	return item, st, err
 }
 
-func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, readOnly bool, event *Event) *Context {
+func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
 	skips := rt.DeclaredSkips(st)
 	return &Context{
+		Files:            files,
 		WorkItem:         item,
 		Node:             n,
 		Boundary:         b,
@@ -193,7 +194,7 @@ func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, readOn
 		Settings:         rt.Settings,
 		Config:           rt.Config,
 		Integration:      rt.integration(),
-		ReadOnly:         readOnly,
+		ReadOnly:         files != nil,
 		Log:              rt.log().With("work_item", item.ID, "node", n.ID, "boundary", string(b)),
 	}
 }
@@ -407,6 +408,7 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 	skips := rt.DeclaredSkips(st)
 	refused := rt.refusedSkips(st)
 	rep := &StatusReport{WorkItem: id, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
+	files := NewFiles()
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
 		attempts := 0
@@ -418,7 +420,7 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 				Messages: []string{SkipProvenance(decl)}, Attempts: attempts})
 			continue
 		}
-		out := RunChain(n.Exit, rt.context(item, n, Exit, st, true, nil))
+		out := RunChain(n.Exit, rt.context(item, n, Exit, st, files, nil))
 		msgs := renderMessages(out.Messages())
 		msgs = append(msgs, out.Warnings...)
 		if slices.Contains(refused, n.ID) {
@@ -511,7 +513,7 @@ func (rt *Runtime) startLocked(item WorkItem, st *State) (*Step, error) {
 		return nil, err
 	}
 	n, _ := rt.Graph.Node(node)
-	entered := RunChain(n.Entry, rt.context(item, n, Entry, st, false, nil))
+	entered := RunChain(n.Entry, rt.context(item, n, Entry, st, nil, nil))
 	rt.emit("graph.started", "info", map[string]any{"work_item": item.Ref, "node": node})
 	step := &Step{Node: node, Status: string(StatusPass), Outcome: OutcomePass, Attempts: st.Record(node).Attempts, To: node}
 	rt.noteDegradations(step, item, node, entered)
@@ -558,7 +560,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 		return nil, &StateError{Path: filepath.Join(rt.StateDir(item), StateFile), Msg: fmt.Sprintf("currentNode %q is not a node of %s", id, rt.Graph.Name)}
 	}
 	dir := rt.StateDir(item)
-	out := RunChain(n.Exit, rt.context(item, n, Exit, st, false, event))
+	out := RunChain(n.Exit, rt.context(item, n, Exit, st, nil, event))
 	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
 		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
 	for _, w := range out.Warnings {
@@ -644,7 +646,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 		}
 		rt.emit("graph.gate_session", "info", map[string]any{"work_item": item.Ref, "node": target, "resolution": how})
 	}
-	entered := RunChain(next.Entry, rt.context(item, next, Entry, st, false, nil))
+	entered := RunChain(next.Entry, rt.context(item, next, Entry, st, nil, nil))
 	rt.emit("graph.advanced", "info", map[string]any{"work_item": item.Ref, "node": id, "to": target, "outcome": out.Outcome()})
 	step.To = target
 	step.Terminal = next.Terminal

@@ -87,11 +87,13 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	specDir := hc.SpecDir()
-	if !hc.Initialized() && cli.SpecDirOverride() != "" {
-		specDir = cli.SpecDirOverride()
+	// The operator's routing.graph.specDir only stands in for a repository
+	// that has no harness config of its own to say where its specs live.
+	override := ""
+	if !hc.Initialized() {
+		override = cli.SpecDirOverride()
 	}
-	specRoot, err := ResolveSpecDir(abs, specDir)
+	specRoot, err := hc.ResolveSpecDir(override)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,10 @@ func Open(opts Options) (*Engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	if e.events == nil {
-		e.events = eventlog.Open(cli.StateRoot(), "cli")
+		e.events = eventlog.Discard
+		if cli.EventLogEnabled() {
+			e.events = eventlog.OpenFile(cli.EventLogPath(), "cli")
+		}
 	}
 	if e.integration == nil {
 		e.integration = graph.NoIntegration{}

@@ -1,0 +1,3 @@
+module github.com/acme/shorty
+
+go 1.26

@@ -1,0 +1,65 @@
+package graph
+
+import (
+	"os"
+	"sync"
+)
+
+// Files is a read-through cache of the files one evaluation reads. check
+// evaluates every node of an item against the same artifacts, and several
+// hooks read the same file (execution-log.md gates half the loop), so each
+// file is read and its front matter parsed once per item. It also gives
+// every hook of one evaluation the same view of the tree.
+//
+// A nil *Files reads straight from disk. The runtime only uses a cache for
+// read-only evaluations: a mutating chain may write an artifact that a later
+// hook must see. Files is safe for concurrent use.
+type Files struct {
+	mu sync.Mutex
+	m  map[string]*cachedFile
+}
+
+type cachedFile struct {
+	data []byte
+	err  error
+
+	fmOnce sync.Once
+	fm     map[string]any
+	body   string
+}
+
+// NewFiles returns an empty cache.
+func NewFiles() *Files { return &Files{m: map[string]*cachedFile{}} }
+
+func (f *Files) get(path string) *cachedFile {
+	if f == nil {
+		data, err := os.ReadFile(path)
+		return &cachedFile{data: data, err: err}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.m[path]
+	if !ok {
+		data, err := os.ReadFile(path)
+		c = &cachedFile{data: data, err: err}
+		f.m[path] = c
+	}
+	return c
+}
+
+// ReadFile returns path's contents. Callers must not modify the slice.
+func (f *Files) ReadFile(path string) ([]byte, error) {
+	c := f.get(path)
+	return c.data, c.err
+}
+
+// FrontMatter returns path's front matter and body (see SplitFrontMatter).
+// Callers must not modify the map.
+func (f *Files) FrontMatter(path string) (map[string]any, string, error) {
+	c := f.get(path)
+	if c.err != nil {
+		return map[string]any{}, "", c.err
+	}
+	c.fmOnce.Do(func() { c.fm, c.body = SplitFrontMatter(string(c.data)) })
+	return c.fm, c.body, nil
+}

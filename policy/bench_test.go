@@ -1,0 +1,102 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/the-loop/the-loop/builtins"
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/graphs"
+)
+
+// writeBenchRepo writes an adopted repository with n work items spread over
+// the outer loop: some finished, some blocked, some waiting at a gate.
+func writeBenchRepo(tb testing.TB, root string, n int) {
+	tb.Helper()
+	write := func(rel, body string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	write(".the-loop/harness-config.yaml", string(graphs.DefaultHarnessConfig()))
+	section := func(title string) string {
+		return "## " + title + "\n\nWritten for the benchmark; long enough to be a real paragraph of text.\n\n"
+	}
+	doc := func(status string, titles ...string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\nstatus: %s\ntags: [bench]\nriskTier: 2\n---\n# Title\n\n", status)
+		for _, t := range titles {
+			b.WriteString(section(t))
+		}
+		b.WriteString("```mermaid\nflowchart LR\n  A[client] --> B[server]\n  B --> C[(store)]\n```\n")
+		return b.String()
+	}
+	nodes := []string{"design", "design-approval", "implementation", "verification", "complete"}
+	for i := range n {
+		dir := fmt.Sprintf("docs/specs/issue-%d/", i+1)
+		write(dir+"requirements.md", doc("approved", "Requirements", "Security considerations")+"\ntrust boundary and abuse case\n")
+		status := "approved"
+		if i%5 == 0 {
+			status = "draft"
+		}
+		write(dir+"design.md", doc(status, "Architecture", "Security design", "Testing strategy")+"\ntrust boundary and abuse case\n")
+		write(dir+"testing-plan.md", doc("approved", "Test matrix", "Verification environment", "Evidence plan", "Verification results"))
+		write(dir+"tasks.md", doc("approved", "Task list")+"- [x] one\n- [x] two\n")
+		write(dir+"execution-log.md", doc("approved", "Review cycles", "Security review (gate)", "Final validation evidence", "Documentation", "Pull requests"))
+		write(dir+"graph-state.json", fmt.Sprintf(`{"version": 1, "workItem": "issue-%d", "currentNode": %q, "decisions": {"phase-selection": {"at": "2026-01-01T00:00:00+00:00"}}, "loop": "pdlc-work-item-loop"}`+"\n", i+1, nodes[i%len(nodes)]))
+	}
+}
+
+// TestWriteBenchRepo writes the benchmark repository to $THE_LOOP_BENCH_REPO,
+// so a whole `the-loop check --all` process can be timed against it.
+func TestWriteBenchRepo(t *testing.T) {
+	dir := os.Getenv("THE_LOOP_BENCH_REPO")
+	if dir == "" {
+		t.Skip("set THE_LOOP_BENCH_REPO to write the benchmark repository")
+	}
+	writeBenchRepo(t, dir, 200)
+}
+
+func BenchmarkCompileShippedLoops(b *testing.B) {
+	srcs := map[string][]byte{}
+	for _, name := range graphs.Names {
+		srcs[name], _ = graphs.Loop(name)
+	}
+	reg := builtins.Registry()
+	b.ReportAllocs()
+	for b.Loop() {
+		for name, src := range srcs {
+			if _, err := graph.Compile(name, src, reg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkCheckAll200(b *testing.B) {
+	root := b.TempDir()
+	writeBenchRepo(b, root, 200)
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := Open(Options{Repo: root, CLIConfig: "", Events: discard{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		items, _ := e.Items()
+		reps, err := e.Check(items, false, Selector{})
+		if err != nil || len(reps) != 200 {
+			b.Fatal(err, len(reps))
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Emit(string, string, map[string]any) error { return nil }
