@@ -69,14 +69,14 @@ func slotEntries(v any) []string {
 	case []any:
 		out := make([]string, len(x))
 		for i, e := range x {
-			out[i] = pyStr(e)
+			out[i] = pythonStr(e)
 		}
 		return out
 	}
-	if !pyTruthy(v) {
+	if !pythonTruthy(v) {
 		return nil
 	}
-	return []string{pyStr(v)}
+	return []string{pythonStr(v)}
 }
 
 // nodeProduces is the node's produces list; none for a nil node.
@@ -124,9 +124,9 @@ func pathWithin(root, p string) (string, bool) {
 // specDirPath names the spec folder itself for a message.
 func specDirPath(ctx *graph.Context) string { return relPath(ctx, ctx.WorkItem.SpecDir) }
 
-// pyTruthy is Python truthiness for decoded values: the reference
+// pythonTruthy is Python truthiness for decoded values: the reference
 // implementation tests most parameters with a bare `if`.
-func pyTruthy(v any) bool {
+func pythonTruthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return false

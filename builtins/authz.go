@@ -39,14 +39,15 @@ func markSelfAuthored(body string) string {
 }
 
 // normalizeLogin drops surrounding space and the leading "@" a login may be
-// written with: allowlists and ingress paths spell the same human both ways.
+// written with, and folds case: GitHub logins are case-insensitive, and
+// allowlists and ingress paths spell the same human several ways.
 func normalizeLogin(login string) string {
-	return strings.TrimLeft(strings.TrimSpace(login), "@")
+	return strings.ToLower(strings.TrimLeft(strings.TrimSpace(login), "@"))
 }
 
 // isAuthorized reports whether actor is on the allowlist. Only a named actor
 // can be authorized, and an empty allowlist authorizes nobody: both fail
-// closed. Logins compare exactly apart from a leading "@" on either side.
+// closed. Logins compare case-insensitively, ignoring a leading "@".
 func isAuthorized(actor string, allowed []string) bool {
 	who := normalizeLogin(actor)
 	if who == "" {

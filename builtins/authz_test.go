@@ -34,7 +34,7 @@ func TestIsAuthorizedFailsClosed(t *testing.T) {
 		{"@owner", []string{"owner"}, true},
 		{"owner", []string{"@owner"}, true},
 		{" @owner ", []string{"@owner"}, true},
-		{"Owner", []string{"owner"}, false},
+		{"Owner", []string{"owner"}, true}, // GitHub logins are case-insensitive
 		{"owner2", []string{"owner"}, false},
 		{"owner", nil, false},
 		{"", []string{"owner"}, false},

@@ -156,19 +156,19 @@ func innerCurrentNode(path string) string {
 	if !present {
 		return ""
 	}
-	return pyStr(v)
+	return pythonStr(v)
 }
 
 // declaredRepos is execution-log.md's front-matter repos: list. Anything but
 // a list is no declaration.
 func declaredRepos(specDir string) []string {
-	raw, ok := fmRead(filepath.Join(specDir, "execution-log.md"))["repos"].([]any)
+	raw, ok := graph.ReadFrontMatter(filepath.Join(specDir, "execution-log.md"))["repos"].([]any)
 	if !ok {
 		return nil
 	}
 	var out []string
 	for _, e := range raw {
-		if s := fmTrim(pyStr(e)); s != "" {
+		if s := fmTrim(pythonStr(e)); s != "" {
 			out = append(out, s)
 		}
 	}

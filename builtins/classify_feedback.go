@@ -15,7 +15,7 @@ func init() { register(classifyFeedbackName, classifyFeedback{}) }
 // It reads only comments whose author is on Settings.AuthorizedUsers
 // (compared case-insensitively, a leading @ ignored; an empty list
 // authorizes nobody) and never the-loop's own comments, which carry
-// fbSelfMarker. Everything else is not read at all: comments are
+// selfCommentMarker. Everything else is not read at all: comments are
 // attacker-reachable on a public repository.
 //
 // No authorized comment, or none that decides, is a wait: a question or a
@@ -36,7 +36,7 @@ func (classifyFeedback) CheckParams(params map[string]any) error {
 }
 
 func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
-	comments := fbAuthorizedComments(ctx)
+	comments := authorizedComments(ctx)
 	if len(comments) == 0 {
 		return graph.Wait(classifyFeedbackName, "no authorized feedback yet"), nil
 	}
@@ -80,56 +80,4 @@ func fbClassify(comments []graph.Comment) string {
 		return graph.OutcomeApproved
 	}
 	return ""
-}
-
-// fbSelfMarker is embedded in every comment the-loop posts. It must never
-// change: comments posted by earlier versions, and by the reference
-// implementation, must stay recognisable.
-const fbSelfMarker = "<!-- the-loop:agent-comment -->"
-
-// fbSelfAuthored reports whether body is one of the-loop's own comments.
-func fbSelfAuthored(body string) bool { return strings.Contains(body, fbSelfMarker) }
-
-// fbLogin normalises a login for comparison: GitHub logins are
-// case-insensitive and are written with or without a leading @.
-func fbLogin(login string) string {
-	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(login), "@"))
-}
-
-// fbAuthorized reports whether author is on the allowlist. A missing author
-// and an empty allowlist both fail closed.
-func fbAuthorized(author string, allowed []string) bool {
-	who := fbLogin(author)
-	if who == "" {
-		return false
-	}
-	for _, a := range allowed {
-		if fbLogin(a) == who {
-			return true
-		}
-	}
-	return false
-}
-
-// fbAuthorizedComments is the event's comments this gate may read, in
-// order: the-loop's own are dropped first, then every comment whose author
-// is missing or not authorized.
-func fbAuthorizedComments(ctx *graph.Context) []graph.Comment {
-	if ctx.Event == nil {
-		return nil
-	}
-	var out []graph.Comment
-	for _, c := range ctx.Event.Comments {
-		if fbSelfAuthored(c.Body) {
-			continue
-		}
-		if !fbAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
-			if ctx.Log != nil {
-				ctx.Log.Info("ignoring a comment from an unauthorized author", "hook", classifyFeedbackName, "author", c.Author)
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
 }

@@ -41,7 +41,7 @@ func (enforcesBoundaries) CheckParams(params map[string]any) error {
 
 func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 	upstream := ctx.Params["upstream"]
-	if !pyTruthy(upstream) {
+	if !pythonTruthy(upstream) {
 		return graph.Skip(enforcesBoundariesName, "no upstream artifact declared"), nil
 	}
 	var ups []string
@@ -90,12 +90,11 @@ func joinedBodies(ctx *graph.Context, paths []string) (string, []graph.Message) 
 	var bodies []string
 	var failed []graph.Message
 	for _, p := range paths {
-		text, err := readArtifact(p)
+		_, body, err := ctx.Files.FrontMatter(p)
 		if err != nil {
 			failed = append(failed, findingAt(relPath(ctx, p), "artifact could not be read: %v", err))
 			continue
 		}
-		_, body := fmSplit(text)
 		bodies = append(bodies, body)
 	}
 	return strings.ToLower(strings.Join(bodies, "\n")), failed

@@ -56,14 +56,14 @@ func (lintArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 	diagrams := true
 	if v, set := ctx.Params["diagrams"]; set {
-		diagrams = pyTruthy(v)
+		diagrams = pythonTruthy(v)
 	}
 	limit, _ := wholeNumber(ctx.Params["maxLineLength"])
 
 	var findings []graph.Message
 	for _, p := range paths {
 		rel := relPath(ctx, p)
-		text, err := readArtifact(p)
+		text, err := ctx.Files.Text(p)
 		if err != nil {
 			findings = append(findings, findingAt(rel, "artifact could not be read: %v", err))
 			continue

@@ -20,9 +20,13 @@ import (
 // line: participant/actor declarations, messages (which need ": text"),
 // notes, and the loop/alt/else/opt/par/and/rect/critical/option/break/box
 // blocks and their end. Every other known type is held to balanced quotes and
-// brackets. The checker errs on the side of silence: a construct it does not
-// know is a false alarm waiting to happen, so only constructs mermaid itself
-// rejects are reported.
+// brackets, up to a "label: free text" colon after which a line is prose;
+// entity-relationship crow's feet ({, }) are not brackets, and mindmap
+// shapes are deliberately lopsided, so a mindmap is only held to its header.
+// The checker errs on the side of silence: a construct it does not know is a
+// false alarm waiting to happen, so only constructs mermaid itself rejects
+// are reported. The mermaid documentation's own examples and every diagram in
+// the reference implementation's specs were used to calibrate it.
 
 // mermaidIssue is one fault in a diagram. Line counts from 1 at the first
 // line of the diagram's text.
@@ -47,7 +51,10 @@ var mermaidTypes = map[string]mermaidKind{
 	"sequenceDiagram": mermaidSequence,
 	"erDiagram":       mermaidER,
 	"mindmap":         mermaidFree,
-	"classDiagram":    mermaidBalanced, "classDiagram-v2": mermaidBalanced,
+	// Types too new to have a stable grammar here: the header is checked.
+	"eventmodeling": mermaidFree, "ishikawa-beta": mermaidFree, "treeView-beta": mermaidFree,
+	"venn-beta": mermaidFree, "wardley-beta": mermaidFree,
+	"classDiagram": mermaidBalanced, "classDiagram-v2": mermaidBalanced,
 	"stateDiagram": mermaidBalanced, "stateDiagram-v2": mermaidBalanced,
 	"gantt": mermaidBalanced, "pie": mermaidBalanced, "journey": mermaidBalanced,
 	"gitGraph": mermaidBalanced, "gitGraph:": mermaidBalanced, "timeline": mermaidBalanced,
@@ -88,9 +95,9 @@ func (c *mermaidChecker) add(line int, format string, args ...any) {
 	c.issues = append(c.issues, mermaidIssue{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-// trivial reports a blank or comment line (%% comments and %%{…}%%
+// mermaidTrivial reports a blank or comment line (%% comments and %%{…}%%
 // directives may stand anywhere a statement can).
-func trivial(line string) bool {
+func mermaidTrivial(line string) bool {
 	t := strings.TrimSpace(line)
 	return t == "" || strings.HasPrefix(t, "%%")
 }
@@ -98,7 +105,7 @@ func trivial(line string) bool {
 func (c *mermaidChecker) run() {
 	i := 0
 	skip := func() {
-		for i < len(c.lines) && trivial(c.lines[i]) {
+		for i < len(c.lines) && mermaidTrivial(c.lines[i]) {
 			i++
 		}
 	}
@@ -125,7 +132,7 @@ func (c *mermaidChecker) run() {
 	}
 	kind, known := mermaidTypes[keyword]
 	if !known {
-		c.add(i+1, "unknown diagram type %s", clip(keyword, 40))
+		c.add(i+1, "unknown diagram type %s", mermaidClip(keyword, 40))
 		return
 	}
 	switch kind {
@@ -138,8 +145,8 @@ func (c *mermaidChecker) run() {
 	}
 }
 
-// clip shortens s for a message.
-func clip(s string, n int) string {
+// mermaidClip shortens s for a message.
+func mermaidClip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -160,7 +167,7 @@ func (c *mermaidChecker) flowchart(header int, rest string) {
 			rest = ""
 		}
 		if !flowDirections[dir] {
-			c.add(header+1, "unknown flowchart direction %s; want TB, TD, BT, RL or LR", clip(dir, 20))
+			c.add(header+1, "unknown flowchart direction %s; want TB, TD, BT, RL or LR", mermaidClip(dir, 20))
 			return
 		}
 		if rest != "" && rest[0] != ';' {
@@ -185,7 +192,7 @@ func (c *mermaidChecker) flowchart(header int, rest string) {
 			}
 			continue
 		}
-		if trivial(text) {
+		if mermaidTrivial(text) {
 			continue
 		}
 		cont := flowContinuation{}.feed(text)
@@ -299,7 +306,7 @@ func (sc *flowScanner) found() string {
 	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
 		rest = rest[:nl]
 	}
-	return fmt.Sprintf("%q", clip(rest, 20))
+	return fmt.Sprintf("%q", mermaidClip(rest, 20))
 }
 
 // word is the run of ASCII letters at the scanner and whether it stands
@@ -332,7 +339,7 @@ func (sc *flowScanner) restOfStatement() string {
 	return strings.TrimSpace(sc.s[start:sc.pos])
 }
 
-func isWordByte(b byte) bool {
+func mermaidWordByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
@@ -340,7 +347,7 @@ func (sc *flowScanner) statement() bool {
 	w, next := sc.word()
 	alone := next == 0 || next == ' ' || next == '\t' || next == ';' || next == '\n'
 	switch {
-	case w == "end" && !isWordByte(next):
+	case w == "end" && !mermaidWordByte(next):
 		sc.pos += len(w)
 		sc.space()
 		if !sc.atEnd() {
@@ -368,7 +375,7 @@ func (sc *flowScanner) statement() bool {
 	case (w == "classDef" || w == "class" || w == "style" || w == "linkStyle" || w == "click") && alone:
 		sc.pos += len(w)
 		return sc.styling(w)
-	case (w == "accTitle" || w == "accDescr") && !isWordByte(next):
+	case (w == "accTitle" || w == "accDescr") && !mermaidWordByte(next):
 		save := sc.pos
 		sc.pos += len(w)
 		sc.space()
@@ -440,7 +447,7 @@ func (sc *flowScanner) styling(keyword string) bool {
 	if keyword == "linkStyle" && fields[0] != "default" {
 		for _, n := range strings.Split(fields[0], ",") {
 			if n == "" || strings.Trim(n, "0123456789") != "" {
-				return sc.fail("linkStyle needs link numbers such as 0,1 or default, found %q", clip(fields[0], 20))
+				return sc.fail("linkStyle needs link numbers such as 0,1 or default, found %q", mermaidClip(fields[0], 20))
 			}
 		}
 	}
@@ -791,7 +798,7 @@ func (c *mermaidChecker) sequence(start int) {
 			}
 			continue
 		}
-		if trivial(t) || strings.HasPrefix(t, "#") {
+		if mermaidTrivial(t) || strings.HasPrefix(t, "#") {
 			continue
 		}
 		t = sequenceEntity.ReplaceAllString(t, "&")
@@ -900,7 +907,7 @@ func sequenceMessage(t string) string {
 				return "message has no sender before " + arrow
 			}
 			if strings.ContainsAny(sender, "+<>:,;") {
-				return fmt.Sprintf("unrecognised statement %q", clip(t, 40))
+				return fmt.Sprintf("unrecognised statement %q", mermaidClip(t, 40))
 			}
 			rest := strings.TrimLeft(t[i+len(arrow):], " \t")
 			rest = strings.TrimPrefix(strings.TrimPrefix(rest, "+"), "-")
@@ -915,14 +922,17 @@ func sequenceMessage(t string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("unrecognised statement %q", clip(t, 40))
+	return fmt.Sprintf("unrecognised statement %q", mermaidClip(t, 40))
 }
 
 // ---- every other diagram type --------------------------------------------
 
-// erCardinality matches an entity relationship's two ends, whose braces are
-// crow's feet rather than brackets.
-var erCardinality = regexp.MustCompile(`(?:\|o|\|\||\}o|\}\|)\s*(?:--|\.\.)\s*(?:o\||\|\||o\{|\|\{)`)
+// erCardinalityBefore and erCardinalityAfter match the ends of an entity
+// relationship, whose braces are crow's feet rather than brackets.
+var (
+	erCardinalityBefore = regexp.MustCompile(`(?:\|o|o\||\|\||\}o|o\{|\}\||\|\{)(\s*(?:--|\.\.))`)
+	erCardinalityAfter  = regexp.MustCompile(`((?:--|\.\.)\s*)(?:\|o|o\||\|\||\}o|o\{|\}\||\|\{)`)
+)
 
 // balanced checks that quotes and round and square brackets balance on each
 // line, and braces across the diagram (they open multi-line blocks).
@@ -931,15 +941,18 @@ func (c *mermaidChecker) balanced(start int, er bool) {
 	for j := start; j < len(c.lines); j++ {
 		ln := j + 1
 		t := c.lines[j]
-		if trivial(t) {
+		if mermaidTrivial(t) {
 			continue
 		}
 		if er {
-			t = erCardinality.ReplaceAllString(t, "--")
+			t = erCardinalityBefore.ReplaceAllString(t, "$1")
+			t = erCardinalityAfter.ReplaceAllString(t, "$1")
 		}
 		var stack []byte
 		inQuote := false
 		bad := false
+		lineBraces, odd := 0, 0
+	scan:
 		for k := 0; k < len(t) && !bad; k++ {
 			b := t[k]
 			if b == '"' {
@@ -950,12 +963,24 @@ func (c *mermaidChecker) balanced(start int, er bool) {
 				continue
 			}
 			switch b {
+			case ':':
+				// "label : free text" — what follows is prose, where a
+				// smiley or an aside may leave a bracket open.
+				if len(stack) == 0 && lineBraces == 0 && (k+1 == len(t) || t[k+1] == ' ' || t[k+1] == '\t') {
+					break scan
+				}
+			case '>':
+				odd++
 			case '(', '[':
 				stack = append(stack, b)
 			case ')', ']':
 				want := byte('(')
 				if b == ']' {
 					want = '['
+				}
+				if b == ']' && len(stack) == 0 && odd > 0 {
+					odd-- // an asymmetric shape: id>text]
+					continue
 				}
 				if len(stack) == 0 || stack[len(stack)-1] != want {
 					c.add(ln, "unexpected %q", b)
@@ -965,6 +990,7 @@ func (c *mermaidChecker) balanced(start int, er bool) {
 				stack = stack[:len(stack)-1]
 			case '{':
 				braces = append(braces, ln)
+				lineBraces++
 			case '}':
 				if len(braces) == 0 {
 					c.add(ln, "unexpected %q", b)
@@ -972,6 +998,9 @@ func (c *mermaidChecker) balanced(start int, er bool) {
 					continue
 				}
 				braces = braces[:len(braces)-1]
+				if lineBraces > 0 {
+					lineBraces--
+				}
 			}
 		}
 		switch {

@@ -32,7 +32,7 @@ func TestMermaidAcceptsValidDiagrams(t *testing.T) {
 	}
 }
 
-var wantIssue = regexp.MustCompile(`^%% want (\d+): (.+)$`)
+var ctWantIssue = regexp.MustCompile(`^%% want (\d+): (.+)$`)
 
 func TestMermaidRejectsInvalidDiagrams(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "content", "mermaid", "invalid", "*.mmd"))
@@ -46,7 +46,7 @@ func TestMermaidRejectsInvalidDiagrams(t *testing.T) {
 				t.Fatal(err)
 			}
 			first, _, _ := strings.Cut(string(src), "\n")
-			m := wantIssue.FindStringSubmatch(first)
+			m := ctWantIssue.FindStringSubmatch(first)
 			if m == nil {
 				t.Fatalf("fixture does not open with %%%% want N: text")
 			}

@@ -80,6 +80,22 @@ func fbInsideSpecDir(name string) bool {
 	return clean != "." && clean != ".." && !strings.HasPrefix(clean, "../")
 }
 
+// fbResolvesInside reports whether dir, with symbolic links resolved, lies
+// inside root. The file itself may be a link: the rename replaces the link,
+// never what it points at, but a linked folder would move the write.
+func fbResolvesInside(root, dir string) bool {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	_, ok := pathWithin(r, d)
+	return ok
+}
+
 func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	if ctx.ReadOnly {
 		return graph.Skip(recordFeedbackName, "read-only evaluation"), nil
@@ -107,13 +123,18 @@ func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Skip(recordFeedbackName, "more than one of "+into+" exists; not choosing where to record"), nil
 	}
 	target := present[0]
+	if !fbResolvesInside(ctx.WorkItem.SpecDir, filepath.Dir(target)) {
+		r := graph.Block(recordFeedbackName, findingAt(relPath(ctx, target), "the folder of %s leads outside the spec folder through a symbolic link", into))
+		r.Retriable = false
+		return r, nil
+	}
 
 	outcome, comments := fbPriorReview(ctx.Results)
 	if len(comments) == 0 {
 		return graph.Skip(recordFeedbackName, "no feedback to record"), nil
 	}
 
-	text, err := readArtifact(target)
+	text, err := (*graph.Files)(nil).Text(target)
 	if err != nil {
 		return graph.Result{}, fmt.Errorf("read %s: %w", relPath(ctx, target), err)
 	}
@@ -128,7 +149,7 @@ func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 }
 
 // fbPriorReview finds the latest classify-feedback result earlier in the
-// chain: its outcome ("reviewed" when it has none) and its comments, which
+// chain: its outcome ("ctReviewed" when it has none) and its comments, which
 // may arrive as the hook built them or as decoded JSON.
 func fbPriorReview(results []graph.Result) (string, []graph.Comment) {
 	for i := len(results) - 1; i >= 0; i-- {
@@ -138,11 +159,11 @@ func fbPriorReview(results []graph.Result) (string, []graph.Comment) {
 		}
 		outcome := r.Outcome()
 		if outcome == "" {
-			outcome = "reviewed"
+			outcome = "ctReviewed"
 		}
 		return outcome, fbComments(r.Data["comments"])
 	}
-	return "reviewed", nil
+	return "ctReviewed", nil
 }
 
 func fbComments(v any) []graph.Comment {

@@ -87,7 +87,7 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	produced := resolveSlots(nodeProduces(ctx), ctx.WorkItem.SpecDir)
 	slots := append(slices.Clone(produced), resolveSlots(slotEntries(params["validates"]), ctx.WorkItem.SpecDir)...)
 	if len(slots) == 0 {
-		if slices.ContainsFunc(validateArtifactsChecks, func(k string) bool { return pyTruthy(params[k]) }) {
+		if slices.ContainsFunc(validateArtifactsChecks, func(k string) bool { return pythonTruthy(params[k]) }) {
 			// A graph-authoring fault: re-running the node cannot repair
 			// it, so the block is final rather than burning attempts.
 			r := graph.Block(validateArtifactsName, findingAt(specDirPath(ctx),
@@ -160,12 +160,12 @@ func plannedAbsence(ctx *graph.Context, slot artifactSlot) bool {
 // and presence wins, so an existing artifact is gated where it is declared.
 func dormantReason(ctx *graph.Context) string {
 	declared := ctx.Params["onlyWhenSkipped"]
-	if !pyTruthy(declared) {
+	if !pythonTruthy(declared) {
 		return ""
 	}
 	slots := resolveSlots(slotEntries(declared), ctx.WorkItem.SpecDir)
 	if len(slots) == 0 {
-		return fmt.Sprintf("onlyWhenSkipped names no artifact: %s", pyRepr(declared))
+		return fmt.Sprintf("onlyWhenSkipped names no artifact: %s", pythonRepr(declared))
 	}
 	for _, slot := range slots {
 		if !plannedAbsence(ctx, slot) {
@@ -182,17 +182,16 @@ func dormantReason(ctx *graph.Context) string {
 func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	params := ctx.Params
 	rel := relPath(ctx, path)
-	text, err := readArtifact(path)
+	front, body, err := ctx.Files.FrontMatter(path)
 	if err != nil {
 		return []graph.Message{findingAt(rel, "artifact could not be read: %v", err)}
 	}
-	front, body := fmSplit(text)
 	var out []graph.Message
 
-	if pyTruthy(params["locked"]) {
+	if pythonTruthy(params["locked"]) {
 		status := ""
 		if v, ok := front["status"]; ok {
-			status = fmTrim(pyStr(v))
+			status = fmTrim(pythonStr(v))
 		}
 		if status != "approved" {
 			shown := status
@@ -209,8 +208,8 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 			if !present {
 				got = nil
 			}
-			if pyStr(got) != pyStr(want[key]) {
-				out = append(out, findingAt(rel, "front-matter %s: expected %s, found %s", key, pyRepr(want[key]), pyRepr(got)))
+			if pythonStr(got) != pythonStr(want[key]) {
+				out = append(out, findingAt(rel, "front-matter %s: expected %s, found %s", key, pythonRepr(want[key]), pythonRepr(got)))
 			}
 		}
 	}
@@ -246,7 +245,7 @@ func sectionParam(v any) []string {
 	case []any:
 		out := make([]string, len(x))
 		for i, e := range x {
-			out[i] = pyStr(e)
+			out[i] = pythonStr(e)
 		}
 		return out
 	}

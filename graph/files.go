@@ -1,8 +1,11 @@
 package graph
 
 import (
+	"errors"
 	"os"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Files is a read-through cache of the files one evaluation reads. check
@@ -22,6 +25,10 @@ type Files struct {
 type cachedFile struct {
 	data []byte
 	err  error
+
+	textOnce sync.Once
+	text     string
+	textErr  error
 
 	fmOnce sync.Once
 	fm     map[string]any
@@ -53,13 +60,42 @@ func (f *Files) ReadFile(path string) ([]byte, error) {
 	return c.data, c.err
 }
 
-// FrontMatter returns path's front matter and body (see SplitFrontMatter).
-// Callers must not modify the map.
+// ErrNotText is why a binary or mis-encoded artifact cannot be read.
+var ErrNotText = errors.New("not valid UTF-8 text")
+
+// Text reads path as a text artifact the way the reference implementation
+// does: UTF-8 only, with \r\n and a lone \r read as \n.
+func (f *Files) Text(path string) (string, error) {
+	c := f.get(path)
+	c.textOnce.Do(func() {
+		switch {
+		case c.err != nil:
+			c.textErr = c.err
+		case !utf8.Valid(c.data):
+			c.textErr = ErrNotText
+		default:
+			c.text = string(c.data)
+			if strings.Contains(c.text, "\r") {
+				c.text = strings.ReplaceAll(c.text, "\r\n", "\n")
+				c.text = strings.ReplaceAll(c.text, "\r", "\n")
+			}
+		}
+	})
+	return c.text, c.textErr
+}
+
+// FrontMatter returns path's front matter and body (see SplitFrontMatter),
+// parsed once. Callers must not modify the map.
 func (f *Files) FrontMatter(path string) (map[string]any, string, error) {
 	c := f.get(path)
-	if c.err != nil {
-		return map[string]any{}, "", c.err
+	text, err := f.Text(path)
+	if err != nil {
+		return map[string]any{}, "", err
 	}
-	c.fmOnce.Do(func() { c.fm, c.body = SplitFrontMatter(string(c.data)) })
+	if f == nil {
+		fm, body := SplitFrontMatter(text)
+		return fm, body, nil
+	}
+	c.fmOnce.Do(func() { c.fm, c.body = SplitFrontMatter(text) })
 	return c.fm, c.body, nil
 }

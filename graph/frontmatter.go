@@ -1,42 +1,264 @@
 package graph
 
 import (
-	"os"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
 
-// SplitFrontMatter separates a markdown document's leading "---" YAML block
-// from its body. A document without one, with an unterminated one, or with
-// one that is not a YAML mapping has no front matter, and its whole text is
-// the body: a malformed header is the artifact's problem to be reported by a
-// gate, not a reason to fail the read.
+// trimPySpace strips what Python's str.strip() strips: Unicode white space
+// plus the four ASCII separator controls.
+func trimPySpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
+}
+
+// SplitFrontMatter separates a document's leading "---" front matter from its body.
+//
+// A document that does not start with "---", whose block is never closed, or
+// whose block is not valid YAML has no front matter and its whole text is the
+// body. A block that parses to something other than a mapping (a list, a
+// scalar, nothing) yields empty front matter but still ends the header: the
+// body is what follows the closing line.
+//
+// Scalars are resolved as YAML 1.1 (yes/no/on/off are booleans, 012 is
+// octal), because that is how the reference implementation reads the same
+// files and a front-matter comparison must reach the same verdict.
 func SplitFrontMatter(text string) (map[string]any, string) {
 	if !strings.HasPrefix(text, "---") {
 		return map[string]any{}, text
 	}
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) != "---" {
+		if trimPySpace(lines[i]) != "---" {
 			continue
 		}
-		var data map[string]any
-		if err := yaml.Unmarshal([]byte(strings.Join(lines[1:i], "\n")), &data); err != nil || data == nil {
+		front, ok := fmDecode(strings.Join(lines[1:i], "\n"))
+		if !ok {
 			return map[string]any{}, text
 		}
-		return data, strings.Join(lines[i+1:], "\n")
+		return front, strings.Join(lines[i+1:], "\n")
 	}
 	return map[string]any{}, text
+}
+
+// fmDecode parses one front-matter block. ok is false only for invalid YAML.
+func fmDecode(block string) (map[string]any, bool) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
+		return nil, false
+	}
+	if len(doc.Content) == 0 {
+		return map[string]any{}, true
+	}
+	m, isMap := fmValue(doc.Content[0], 0).(map[string]any)
+	if !isMap {
+		return map[string]any{}, true
+	}
+	return m, true
+}
+
+// fmMaxDepth bounds alias expansion, so a hostile document of nested
+// aliases cannot make a gate spin.
+const fmMaxDepth = 64
+
+func fmValue(n *yaml.Node, depth int) any {
+	if n == nil || depth > fmMaxDepth {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return fmValue(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return fmValue(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, fmValue(c, depth+1))
+		}
+		return out
+	case yaml.MappingNode:
+		out := map[string]any{}
+		var merged []map[string]any
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+				merged = append(merged, fmMergeSources(v, depth+1)...)
+				continue
+			}
+			out[frontMatterKey(fmValue(k, depth+1))] = fmValue(v, depth+1)
+		}
+		for _, src := range merged {
+			for k, v := range src {
+				if _, set := out[k]; !set {
+					out[k] = v
+				}
+			}
+		}
+		return out
+	case yaml.ScalarNode:
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return n.Value
+		}
+		if n.Style&yaml.TaggedStyle != 0 {
+			var v any
+			if err := n.Decode(&v); err == nil {
+				return v
+			}
+			return n.Value
+		}
+		return fmPlain(n.Value)
+	}
+	return nil
+}
+
+func fmMergeSources(v *yaml.Node, depth int) []map[string]any {
+	switch x := fmValue(v, depth).(type) {
+	case map[string]any:
+		return []map[string]any{x}
+	case []any:
+		var out []map[string]any
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+var (
+	fmBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	fmNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+	fmInt   = regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$`)
+	fmSexa  = regexp.MustCompile(`^[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$`)
+	fmFloat = regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+)
+
+// fmPlain resolves an unquoted scalar the way a YAML 1.1 safe loader does.
+// Timestamps stay strings: their text is what a comparison would print.
+func fmPlain(s string) any {
+	switch {
+	case fmNull.MatchString(s):
+		return nil
+	case fmBool.MatchString(s):
+		switch strings.ToLower(s) {
+		case "yes", "true", "on":
+			return true
+		}
+		return false
+	case fmInt.MatchString(s):
+		if v, ok := fmParseInt(s); ok {
+			return v
+		}
+	case fmSexa.MatchString(s):
+		if v, ok := fmParseSexagesimal(s); ok {
+			return v
+		}
+	case fmFloat.MatchString(s):
+		return fmParseFloat(s)
+	}
+	return s
+}
+
+func fmParseInt(s string) (int64, bool) {
+	t := strings.ReplaceAll(s, "_", "")
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	base := 10
+	switch {
+	case strings.HasPrefix(t, "0b"):
+		base, t = 2, t[2:]
+	case strings.HasPrefix(t, "0x"):
+		base, t = 16, t[2:]
+	case len(t) > 1 && t[0] == '0':
+		base, t = 8, t[1:]
+	}
+	if t == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(t, base, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+func fmParseSexagesimal(s string) (int64, bool) {
+	t := strings.ReplaceAll(s, "_", "")
+	sign := int64(1)
+	if t[0] == '-' || t[0] == '+' {
+		if t[0] == '-' {
+			sign = -1
+		}
+		t = t[1:]
+	}
+	var v int64
+	for _, part := range strings.Split(t, ":") {
+		n, err := strconv.ParseInt(part, 10, 64)
+		if err != nil || v > math.MaxInt64/60 {
+			return 0, false
+		}
+		v = v*60 + n
+	}
+	return sign * v, true
+}
+
+func fmParseFloat(s string) float64 {
+	t := strings.ReplaceAll(s, "_", "")
+	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
+	case ".inf":
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1)
+		}
+		return math.Inf(1)
+	case ".nan":
+		return math.NaN()
+	}
+	if strings.HasSuffix(t, ".") {
+		t += "0"
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0
+	}
+	return f
+}
+
+// frontMatterKey is the text of a mapping key as the reference
+// implementation's str() gives it; keys are nearly always plain strings.
+func frontMatterKey(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	}
+	return fmt.Sprint(v)
 }
 
 // ReadFrontMatter is the front matter of the file at path, empty when the
 // file cannot be read or has none.
 func ReadFrontMatter(path string) map[string]any {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return map[string]any{}
-	}
-	fm, _ := SplitFrontMatter(string(data))
+	fm, _, _ := (*Files)(nil).FrontMatter(path)
 	return fm
 }

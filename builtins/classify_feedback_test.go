@@ -1,0 +1,99 @@
+package builtins
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// ctGate is a context for a human gate with the given allowlist and comments,
+// each given as author, body pairs.
+func ctGate(t *testing.T, allowed []string, authorBody ...string) *graph.Context {
+	ctx := ctCtx(t, nil, nil)
+	ctx.Node = &graph.Node{ID: "design-approval", Actor: graph.ActorHuman}
+	ctx.Settings.AuthorizedUsers = allowed
+	ctx.Event = &graph.Event{}
+	for i := 0; i+1 < len(authorBody); i += 2 {
+		ctx.Event.Comments = append(ctx.Event.Comments, graph.Comment{Author: authorBody[i], Body: authorBody[i+1]})
+	}
+	return ctx
+}
+
+func TestClassifyFeedbackWaitsWithoutAnEvent(t *testing.T) {
+	ctx := ctGate(t, []string{"owner"})
+	ctx.Event = nil
+	r := ctRun(t, classifyFeedback{}, ctx)
+	ctWantStatus(t, r, graph.StatusWait)
+	if r.Messages[0].Text != "no authorized feedback yet" {
+		t.Errorf("got %q", r.Messages[0].Text)
+	}
+}
+
+func TestClassifyFeedbackNeverReadsAnUnauthorizedComment(t *testing.T) {
+	ctWantStatus(t, ctRun(t, classifyFeedback{}, ctGate(t, []string{"owner"}, "drive-by", "approved, ship it")), graph.StatusWait)
+	ctWantStatus(t, ctRun(t, classifyFeedback{}, ctGate(t, []string{"owner"}, "", "approved")), graph.StatusWait)
+}
+
+func TestClassifyFeedbackFailsClosedOnAnEmptyAllowlist(t *testing.T) {
+	ctWantStatus(t, ctRun(t, classifyFeedback{}, ctGate(t, nil, "owner", "approved")), graph.StatusWait)
+}
+
+func TestClassifyFeedbackIgnoresItsOwnComments(t *testing.T) {
+	body := "Please review. approved?\n\n" + selfCommentMarker + "\n"
+	ctWantStatus(t, ctRun(t, classifyFeedback{}, ctGate(t, []string{"owner"}, "owner", body)), graph.StatusWait)
+}
+
+func TestClassifyFeedbackMatchesLoginsCaseInsensitivelyWithOrWithoutAt(t *testing.T) {
+	for _, pair := range [][2]string{{"Owner", "owner"}, {"@owner", "owner"}, {"owner", "@OWNER"}} {
+		r := ctRun(t, classifyFeedback{}, ctGate(t, []string{pair[1]}, pair[0], "lgtm"))
+		ctWantStatus(t, r, graph.StatusPass)
+	}
+}
+
+func TestClassifyFeedbackClassifiesTheDecision(t *testing.T) {
+	cases := []struct {
+		name     string
+		comments []string
+		status   graph.Status
+		outcome  string
+	}{
+		{"plain approval", []string{"owner", "approved"}, graph.StatusPass, graph.OutcomeApproved},
+		{"lgtm", []string{"owner", "LGTM"}, graph.StatusPass, graph.OutcomeApproved},
+		{"hedged approval", []string{"owner", "approved, but tighten the nit"}, graph.StatusPass, graph.OutcomeApprovedWithComments},
+		{"two comments", []string{"owner", "a question first", "owner", "ship it"}, graph.StatusPass, graph.OutcomeApprovedWithComments},
+		{"changes outrank approval", []string{"owner", "looks good overall, but changes requested on the API"}, graph.StatusPass, graph.OutcomeChangesRequested},
+		{"rejected", []string{"owner", "Rejected."}, graph.StatusPass, graph.OutcomeChangesRequested},
+		{"a question", []string{"owner", "why is this a node and not a hook?"}, graph.StatusWait, ""},
+		{"only outsiders decide", []string{"drive-by", "approved", "owner", "hmm"}, graph.StatusWait, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ctRun(t, classifyFeedback{}, ctGate(t, []string{"owner"}, tc.comments...))
+			ctWantStatus(t, r, tc.status)
+			if got := r.DeclaredOutcome(); got != tc.outcome {
+				t.Errorf("outcome %q, want %q", got, tc.outcome)
+			}
+		})
+	}
+}
+
+func TestClassifyFeedbackPassesOnOnlyTheAuthorizedComments(t *testing.T) {
+	r := ctRun(t, classifyFeedback{}, ctGate(t, []string{"owner"}, "drive-by", "rejected", "owner", "approved"))
+	ctWantStatus(t, r, graph.StatusPass)
+	want := []any{map[string]any{"author": "owner", "body": "approved"}}
+	if !reflect.DeepEqual(r.Data["comments"], want) || r.Data["outcome"] != graph.OutcomeApproved {
+		t.Errorf("data %v", r.Data)
+	}
+}
+
+func TestClassifyFeedbackTakesNoParameters(t *testing.T) {
+	if err := (classifyFeedback{}).CheckParams(map[string]any{}); err != nil {
+		t.Error(err)
+	}
+	err := (classifyFeedback{}).CheckParams(map[string]any{"keywords": []any{"ok"}})
+	if err == nil || !strings.Contains(err.Error(), "with.keywords: unknown parameter; classify-feedback takes no parameters") {
+		t.Errorf("got %v", err)
+	}
+}
