@@ -45,7 +45,7 @@ func TestVerifyTestsVerdicts(t *testing.T) {
 		{"the tail of stdout follows the verdict", map[string]any{"command": []any{"sh", "-c", "echo one; echo; echo two; echo err >&2; exit 3"}},
 			graph.StatusBlock, true, []string{"tests failed (sh -c echo one; echo; echo two; echo err >&2; exit 3), exit 3", "one", "two"}},
 		{"stderr when stdout is empty", map[string]any{"command": "sh -c 'echo broken >&2; exit 2'"}, graph.StatusBlock, true, []string{"exit 2", "broken"}},
-		{"a timeout blocks for good, naming the limit", map[string]any{"command": "sleep 5", "timeoutSeconds": 1}, graph.StatusBlock, false, []string{"tests timed out after 1s: sleep 5"}},
+		{"a timeout blocks retriably, naming the limit", map[string]any{"command": "sleep 5", "timeoutSeconds": 1}, graph.StatusBlock, true, []string{"tests timed out after 1s: sleep 5"}},
 		{"an unknown command blocks for good", map[string]any{"command": "no-such-test-runner-xyz --all"}, graph.StatusBlock, false, []string{"test command not found: no-such-test-runner-xyz"}},
 		{"no command skips", map[string]any{}, graph.StatusSkip, true, []string{"no test command declared"}},
 		{"an empty command skips", map[string]any{"command": "  "}, graph.StatusSkip, true, nil},
