@@ -83,7 +83,9 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // WorkItem describes id: its spec folder, its ref and the tags and risk tier
 // its phase-1 or design front matter declares.
-func (rt *Runtime) WorkItem(id string) (WorkItem, error) {
+func (rt *Runtime) WorkItem(id string) (WorkItem, error) { return rt.workItem(id, nil) }
+
+func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 	if !validID.MatchString(id) {
 		return WorkItem{}, fmt.Errorf("work item id %q: want a spec folder name (letters, digits, '.', '_', '-')", id)
 	}
@@ -103,11 +105,10 @@ func (rt *Runtime) WorkItem(id string) (WorkItem, error) {
 		item.Ref = id
 	}
 	for _, name := range []string{"requirements.md", "bugfix.md", "design.md"} {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err != nil {
+		fm, _, err := files.FrontMatter(filepath.Join(dir, name))
+		if err != nil {
 			continue
 		}
-		fm := ReadFrontMatter(p)
 		if tags, ok := fm["tags"].([]any); ok {
 			for _, t := range tags {
 				item.Tags = append(item.Tags, fmt.Sprint(t))
@@ -166,8 +167,10 @@ func (rt *Runtime) Exists(id string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func (rt *Runtime) load(id string) (WorkItem, *State, error) {
-	item, err := rt.WorkItem(id)
+func (rt *Runtime) load(id string) (WorkItem, *State, error) { return rt.loadWith(id, nil) }
+
+func (rt *Runtime) loadWith(id string, files *Files) (WorkItem, *State, error) {
+	item, err := rt.workItem(id, files)
 	if err != nil {
 		return item, nil, err
 	}
@@ -401,14 +404,14 @@ func (s *StatusReport) Blocked() bool {
 // authority. Declared skips are honoured in both modes; a declaration the
 // graph refuses is honoured in neither and called out on its node.
 func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
-	item, st, err := rt.load(id)
+	files := NewFiles()
+	item, st, err := rt.loadWith(id, files)
 	if err != nil {
 		return nil, err
 	}
 	skips := rt.DeclaredSkips(st)
 	refused := rt.refusedSkips(st)
 	rep := &StatusReport{WorkItem: id, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
-	files := NewFiles()
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
 		attempts := 0

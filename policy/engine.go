@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -230,21 +231,42 @@ func (e *Engine) Items() ([]string, error) {
 func hiddenName(n string) bool { return n != "" && (n[0] == '.' || n[0] == '_') }
 
 // Check evaluates items purely. It writes nothing, runs nothing and emits
-// nothing.
+// nothing. Items are independent, so they are evaluated on every core;
+// reports come back in the order of items, and the first error (in that
+// order) wins.
 func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.StatusReport, error) {
-	out := make([]*graph.StatusReport, 0, len(items))
-	for _, id := range items {
-		rt, err := e.Runtime(id, sel)
-		if err != nil {
-			return nil, err
-		}
-		rep, err := rt.Status(id, recompute)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rep)
+	reports := make([]*graph.StatusReport, len(items))
+	errs := make([]error, len(items))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				reports[i], errs[i] = e.check(items[i], recompute, sel)
+			}
+		}()
 	}
-	return out, nil
+	for i := range items {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return reports, nil
+}
+
+func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
+	rt, err := e.Runtime(item, sel)
+	if err != nil {
+		return nil, err
+	}
+	return rt.Status(item, recompute)
 }
 
 // Advance evaluates item's current node and acts on it.
