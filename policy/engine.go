@@ -114,34 +114,33 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// shippedLoops compiles each shipped loop once per process.
-var shippedLoops = sync.OnceValues(func() (map[string]*graph.Graph, error) {
-	out := map[string]*graph.Graph{}
+// shippedLoops compiles each shipped loop once per process, on first use:
+// most runs walk one loop, and parsing YAML is most of a compile.
+var shippedLoops = func() map[string]func() (*graph.Graph, error) {
+	m := map[string]func() (*graph.Graph, error){}
 	for _, name := range graphs.Names {
-		src, err := graphs.Loop(name)
-		if err != nil {
-			return nil, err
-		}
-		g, err := graph.Compile(graphs.FileName(name), src, builtins.Registry())
-		if err != nil {
-			return nil, fmt.Errorf("shipped loop %s: %w", name, err)
-		}
-		out[name] = g
+		m[name] = sync.OnceValues(func() (*graph.Graph, error) {
+			src, err := graphs.Loop(name)
+			if err != nil {
+				return nil, err
+			}
+			g, err := graph.Compile(graphs.FileName(name), src, builtins.Registry())
+			if err != nil {
+				return nil, fmt.Errorf("shipped loop %s: %w", name, err)
+			}
+			return g, nil
+		})
 	}
-	return out, nil
-})
+	return m
+}()
 
 // Loop returns the compiled shipped loop name.
 func Loop(name string) (*graph.Graph, error) {
-	loops, err := shippedLoops()
-	if err != nil {
-		return nil, err
-	}
-	g, ok := loops[name]
+	compile, ok := shippedLoops[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown loop %q; the shipped loops are %v", name, graphs.Names)
+		return nil, fmt.Errorf("unknown loop %q; the shipped loops are %s", name, strings.Join(graphs.Names, ", "))
 	}
-	return g, nil
+	return compile()
 }
 
 // Selector chooses which loop a verb walks: an inner pull-request loop when
