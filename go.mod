@@ -7,7 +7,6 @@ require (
 	github.com/gofrs/flock v0.13.2
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	gopkg.in/yaml.v3 v3.0.1
 )
 
