@@ -20,15 +20,15 @@ func Compile(file string, src []byte, reg Registry) (*Graph, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, &ConfigError{File: file, Line: yamlErrorLine(err), Msg: "not valid YAML", Err: err}
 	}
+	return compileDocument(file, &doc, reg)
+}
+
+func compileDocument(file string, doc *yaml.Node, reg Registry) (*Graph, error) {
 	c := compiler{file: file, reg: reg}
 	if len(doc.Content) == 0 {
-		return nil, c.errAt(&doc, "", "", "the graph is empty; want a mapping with nodes and edges")
+		return nil, c.errAt(doc, "", "", "the graph is empty; want a mapping with nodes and edges")
 	}
-	g, err := c.graph(doc.Content[0])
-	if err != nil {
-		return nil, err
-	}
-	return g, nil
+	return c.graph(doc.Content[0])
 }
 
 type compiler struct {
@@ -389,11 +389,11 @@ func (c *compiler) chainEntry(node string, b Boundary, raw *yaml.Node) (ChainEnt
 				if f.value.Kind != yaml.MappingNode {
 					return e, c.errAt(f.value, node, key+".with", "got %s, want a mapping of parameters", kindName(f.value))
 				}
-				var params map[string]any
-				if err := f.value.Decode(&params); err != nil {
+				params, err := plainValue(f.value, 0)
+				if err != nil {
 					return e, c.errAt(f.value, node, key+".with", "%v", err)
 				}
-				e.Params = params
+				e.Params = params.(map[string]any)
 			default:
 				return e, c.errAt(f.keyAt, node, key+"."+f.key, "unknown chain entry key; want hook and with")
 			}
@@ -491,4 +491,54 @@ func yamlErrorLine(err error) int {
 		}
 	}
 	return 0
+}
+
+// plainValue turns a YAML node into the plain Go values hooks receive as
+// parameters (string, int, float64, bool, nil, []any, map[string]any): what
+// Node.Decode into any would give, without its reflection.
+func plainValue(n *yaml.Node, depth int) (any, error) {
+	if depth > 64 {
+		return nil, errors.New("nested too deeply")
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return plainValue(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := plainValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: a parameter name must be a plain string", k.Line)
+			}
+			v, err := plainValue(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = v
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!str", "":
+			return n.Value, nil
+		case "!!null":
+			return nil, nil
+		}
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("line %d: unsupported YAML value", n.Line)
 }

@@ -10,6 +10,13 @@ import (
 //go:embed pdlc-work-item-loop.yaml pdlc-pr-loop.yaml pdlc-contribution-loop.yaml pdlc-adhoc-loop.yaml
 var loops embed.FS
 
+// Each loop also ships pre-parsed (see graph.EncodeYAMLTree), because
+// parsing YAML is most of the cost of compiling one; the YAML stays the
+// source, and a test in policy fails when a tree no longer matches it.
+//
+//go:embed trees/*.tree
+var trees embed.FS
+
 //go:embed harness-config.default.yaml
 var defaultHarnessConfig []byte
 
@@ -36,6 +43,18 @@ func Loop(name string) ([]byte, error) {
 	}
 	return loops.ReadFile(FileName(name))
 }
+
+// Tree returns the pre-parsed form of the shipped loop called name, made from
+// its YAML by graph.EncodeYAMLTree. Errors are as for Loop.
+func Tree(name string) ([]byte, error) {
+	if !known(name) {
+		return nil, fmt.Errorf("unknown loop %q, want one of %s: %w", name, strings.Join(Names, ", "), fs.ErrNotExist)
+	}
+	return trees.ReadFile(TreeFile(name))
+}
+
+// TreeFile is where a loop's tree is stored, relative to this package.
+func TreeFile(name string) string { return "trees/" + name + ".tree" }
 
 // DefaultHarnessConfig returns the harness config `the-loop init` writes into
 // an adopted repository. The returned slice is a fresh copy.

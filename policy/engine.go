@@ -114,17 +114,17 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// shippedLoops compiles each shipped loop once per process, on first use:
-// most runs walk one loop, and parsing YAML is most of a compile.
+// shippedLoops compiles each shipped loop once per process, on first use
+// (most runs walk one loop), from its pre-parsed tree.
 var shippedLoops = func() map[string]func() (*graph.Graph, error) {
 	m := map[string]func() (*graph.Graph, error){}
 	for _, name := range graphs.Names {
 		m[name] = sync.OnceValues(func() (*graph.Graph, error) {
-			src, err := graphs.Loop(name)
+			tree, err := graphs.Tree(name)
 			if err != nil {
 				return nil, err
 			}
-			g, err := graph.Compile(graphs.FileName(name), src, builtins.Registry())
+			g, err := graph.CompileTree(graphs.FileName(name), tree, builtins.Registry())
 			if err != nil {
 				return nil, fmt.Errorf("shipped loop %s: %w", name, err)
 			}
