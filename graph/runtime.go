@@ -385,8 +385,27 @@ func (s *StatusReport) Reached() (reached, ahead []NodeReport) {
 	return s.Nodes, nil
 }
 
+// What makes a report a failure (check --fail-on).
+const (
+	// FailOnUnmet fails on any unsatisfied node up to the pointer, a human
+	// wait included: what you want when asking where an item stands.
+	FailOnUnmet = "unmet"
+	// FailOnBlock fails only on a block, something an agent can fix: a pull
+	// request waiting on its reviewer is the normal state of an open one,
+	// and a gate that is red by construction is one people merge past.
+	FailOnBlock = "block"
+)
+
+// Fails applies a FailOn rule to the report.
+func (s *StatusReport) Fails(failOn string) bool {
+	if failOn == FailOnBlock {
+		return s.Blocked()
+	}
+	return !s.OK
+}
+
 // Blocked reports whether a node an agent can fix is blocked at or before
-// the pointer: what --fail-on block fails on.
+// the pointer.
 func (s *StatusReport) Blocked() bool {
 	reached, _ := s.Reached()
 	for _, n := range reached {

@@ -1,10 +1,6 @@
 package main
 
-import (
-	"errors"
-
-	"github.com/the-loop/the-loop/graph"
-)
+import "errors"
 
 // CheckCmd is `the-loop check`.
 type CheckCmd struct {
@@ -50,19 +46,9 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	for _, r := range reports {
-		if fails(r, c.FailOn) {
+		if r.Fails(c.FailOn) {
 			return exitCode(1)
 		}
 	}
 	return nil
-}
-
-// fails applies --fail-on: unmet is any unsatisfied node up to the pointer;
-// block is only a blocked one, since a PR waiting on its reviewer is the
-// normal state of an open PR.
-func fails(r *graph.StatusReport, failOn string) bool {
-	if failOn == "block" {
-		return r.Blocked()
-	}
-	return !r.OK
 }

@@ -1,6 +1,3 @@
-// Command the-loop enforces a spec-driven development process on a
-// repository: `the-loop check` answers what is met, the graph verbs move a
-// work item. See the README and `the-loop --help`.
 package main
 
 import (

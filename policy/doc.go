@@ -1,6 +1,20 @@
-package policy
-
-// Configuration
+// Package policy wires a repository to the engine: it reads the
+// repository's harness config and the operator's CLI config, validates both
+// against their embedded JSON Schemas, resolves where work items live, and
+// serves every verb through an [Engine].
+//
+// # The engine
+//
+// [Open] reads a repository (it never writes). [Engine.Check] evaluates work
+// items purely, on every core; [Engine.Advance], [Engine.Complete],
+// [Engine.Run], [Engine.Skip] and [Engine.Force] move one, on the loop its
+// state records ([Engine.Runtime] says which: the work-item loop, the
+// contribution or ad-hoc loop when the state names one, or the pull-request
+// loop for a [Selector] with PR set). The shipped loops are compiled once per
+// process, on first use, by [Loop]. Inbound comments for a human gate come
+// from [ReadEvent] or [CommentEvent].
+//
+// # Configuration
 //
 // Two files configure the-loop, and which is which depends on direction:
 // a repository's harness config configures work done on that repository; the
@@ -79,3 +93,4 @@ package policy
 // "got X, want Y" form. Loading never writes.
 //
 // Loaded configs are immutable and safe for concurrent use.
+package policy
