@@ -69,7 +69,7 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 		if len(res.Declared) == 0 {
 			return nil
 		}
-		return st.Save(rt.StateDir(item))
+		return rt.save(item, st)
 	})
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 			"at": Timestamp(rt.now()), "warnings": warnings})
 		st.enter(to, rt.now())
 		st.Record(to).Forced = true
-		return st.Save(rt.StateDir(item))
+		return rt.save(item, st)
 	})
 	if err != nil {
 		return nil, err

@@ -178,7 +178,19 @@ func (rt *Runtime) loadWith(id string, files *Files) (WorkItem, *State, error) {
 		return item, nil, fmt.Errorf("work item %q: no spec folder at %s", id, item.SpecDirRel)
 	}
 	st, err := LoadState(rt.StateDir(item), id)
+	var se *StateError
+	if errors.As(err, &se) {
+		se.Path = rt.rel(se.Path)
+	}
 	return item, st, err
+}
+
+// rel is path relative to the repository, for messages.
+func (rt *Runtime) rel(path string) string {
+	if r, err := filepath.Rel(rt.Repo, path); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return path
 }
 
 func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
@@ -209,8 +221,13 @@ func (rt *Runtime) integration() Integration {
 	return rt.Integration
 }
 
-// withLock runs fn holding item's state lock, or returns ErrBusy.
+// withLock runs fn holding item's state lock, or returns ErrBusy. An item
+// without a spec folder is an error, before anything is created: a mistyped
+// id must not become a work item.
 func (rt *Runtime) withLock(item WorkItem, fn func() error) error {
+	if !rt.Exists(item.ID) {
+		return fmt.Errorf("work item %q: no spec folder at %s", item.ID, item.SpecDirRel)
+	}
 	dir := rt.StateDir(item)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("lock %s: %w", dir, err)
@@ -452,8 +469,10 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts})
 	}
 	rep.CurrentNode = st.CurrentNode
-	if rep.CurrentNode == "" || !rt.Graph.Has(rep.CurrentNode) {
+	if rep.CurrentNode == "" {
 		rep.CurrentNode = rt.Graph.Start
+	} else if !rt.Graph.Has(rep.CurrentNode) {
+		return nil, rt.unknownCurrent(item, st)
 	}
 	if recompute {
 		rep.CurrentNode = firstUnmet(rep.Nodes, rep.CurrentNode)
@@ -471,6 +490,19 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+func (rt *Runtime) unknownCurrent(item WorkItem, st *State) error {
+	return &StateError{Path: rt.rel(filepath.Join(rt.StateDir(item), StateFile)),
+		Msg: fmt.Sprintf("currentNode %q is not a node of %s; its nodes are: %s", st.CurrentNode, rt.Graph.Name, strings.Join(rt.Graph.NodeIDs(), ", "))}
+}
+
+// save writes st for item, recording the loop it walks the first time.
+func (rt *Runtime) save(item WorkItem, st *State) error {
+	if st.Loop == "" {
+		st.Loop = rt.Graph.Name
+	}
+	return st.Save(rt.StateDir(item))
 }
 
 func firstUnmet(nodes []NodeReport, fallback string) string {
@@ -526,12 +558,9 @@ func (rt *Runtime) Start(id string) (*Step, error) {
 func (rt *Runtime) startLocked(item WorkItem, st *State) (*Step, error) {
 	node := rt.routeSkips(st, item, rt.Graph.Start, rt.DeclaredSkips(st))
 	st.enter(node, rt.now())
-	if st.Loop == "" {
-		st.Loop = rt.Graph.Name
-	}
 	// Persist before any side effect, so a crash mid-chain leaves the
 	// pointer where the side effects say it is.
-	if err := st.Save(rt.StateDir(item)); err != nil {
+	if err := rt.save(item, st); err != nil {
 		return nil, err
 	}
 	n, _ := rt.Graph.Node(node)
@@ -579,9 +608,8 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 	}
 	n, err := rt.Graph.Node(id)
 	if err != nil {
-		return nil, &StateError{Path: filepath.Join(rt.StateDir(item), StateFile), Msg: fmt.Sprintf("currentNode %q is not a node of %s", id, rt.Graph.Name)}
+		return nil, rt.unknownCurrent(item, st)
 	}
-	dir := rt.StateDir(item)
 	out := RunChain(n.Exit, rt.context(item, n, Exit, st, nil, event))
 	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
 		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
@@ -599,7 +627,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 			reason = "awaiting a human"
 		}
 		st.park(id, reason, rt.now())
-		if err := st.Save(dir); err != nil {
+		if err := rt.save(item, st); err != nil {
 			return nil, err
 		}
 		rt.emit("graph.parked", "info", map[string]any{"work_item": item.Ref, "node": id})
@@ -607,7 +635,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 	case StatusBlock:
 		repeated := st.noteBlock(id, out.Render())
 		rec := st.Record(id)
-		if err := st.Save(dir); err != nil {
+		if err := rt.save(item, st); err != nil {
 			return nil, err
 		}
 		if repeated || rec.Attempts >= n.MaxAttempts {
@@ -637,7 +665,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 	if !ok {
 		if n.Terminal {
 			st.CurrentNode = id
-			if err := st.Save(dir); err != nil {
+			if err := rt.save(item, st); err != nil {
 				return nil, err
 			}
 			rt.emit("graph.completed", "info", map[string]any{"work_item": item.Ref, "node": id})
@@ -645,7 +673,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 		}
 		msg := fmt.Sprintf("no declared edge from %s on outcome %q", id, out.Outcome())
 		st.park(id, msg, rt.now())
-		if err := st.Save(dir); err != nil {
+		if err := rt.save(item, st); err != nil {
 			return nil, err
 		}
 		rt.emit("graph.no_edge", "warning", map[string]any{"work_item": item.Ref, "node": id, "outcome": out.Outcome()})
@@ -654,7 +682,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 		return step, nil
 	}
 	st.enter(target, rt.now())
-	if err := st.Save(dir); err != nil {
+	if err := rt.save(item, st); err != nil {
 		return nil, err
 	}
 	next, _ := rt.Graph.Node(target)
@@ -810,7 +838,7 @@ func (rt *Runtime) completeLocked(item WorkItem, st *State, node, actor string, 
 		actor = "cli"
 	}
 	st.Completions[claimed] = map[string]any{"at": Timestamp(rt.now()), "by": actor}
-	if err := st.Save(rt.StateDir(item)); err != nil {
+	if err := rt.save(item, st); err != nil {
 		return nil, err
 	}
 	step, err := rt.advanceLocked(item, st, event)

@@ -179,11 +179,12 @@ func (s *State) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		vb, err := json.Marshal(v)
-		if err != nil {
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
-		b.Write(vb)
+		b.Truncate(b.Len() - 1) // Encode's newline
 		return nil
 	}
 	type kv struct {
@@ -214,11 +215,16 @@ func (s *State) MarshalJSON() ([]byte, error) {
 // file or the new one and never a torn one.
 func (s *State) Save(dir string) error {
 	s.normalise()
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	// Artifacts' text lands in the state ("->", "<pr>"); escaping it for
+	// HTML would only make committed diffs noisy.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
 		return fmt.Errorf("encode graph state: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, StateFile), append(data, '\n'), 0o644)
+	return WriteFileAtomic(filepath.Join(dir, StateFile), buf.Bytes(), 0o644)
 }
 
 // WriteFileAtomic writes data to path through a synced temporary file in the

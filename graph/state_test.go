@@ -127,3 +127,16 @@ func FuzzParseState(f *testing.F) {
 		}
 	})
 }
+
+func TestStateDoesNotEscapeHTML(t *testing.T) {
+	dir := t.TempDir()
+	st := NewState("i")
+	st.Parked = map[string]any{"reason": "a -> b <c> & d"}
+	if err := st.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, StateFile))
+	if !strings.Contains(string(data), `"a -> b <c> & d"`) {
+		t.Errorf("escaped: %s", data)
+	}
+}

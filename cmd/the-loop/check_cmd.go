@@ -42,7 +42,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if err := checkFormats[c.Format].write(out.Stdout, reports, c.All); err != nil {
+	if err := checkFormats[c.Format].write(out.Stdout, reports, checkView{All: c.All, FailOn: c.FailOn}); err != nil {
 		return err
 	}
 	for _, r := range reports {

@@ -111,8 +111,8 @@ func (l LoopFlags) selector() (policy.Selector, error) {
 
 // EventFlags hand an advance the inbound comments a gate classifies.
 type EventFlags struct {
-	Comment   []string `help:"An inbound comment for a human gate (repeatable)." placeholder:"TEXT"`
-	Author    []string `help:"Login of the comment's author (one, or one per --comment)." placeholder:"LOGIN"`
+	Comment   []string `help:"An inbound comment for a human gate (repeatable)." placeholder:"TEXT" sep:"none"`
+	Author    []string `help:"Login of the comment's author (one, or one per --comment)." placeholder:"LOGIN" sep:"none"`
 	EventFile string   `help:"JSON file with the inbound comments: {\"comments\": [{\"author\", \"body\"}]} or a GitHub issue_comment payload." type:"existingfile" placeholder:"FILE"`
 }
 

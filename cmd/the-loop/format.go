@@ -7,10 +7,16 @@ import (
 	"github.com/the-loop/the-loop/graph"
 )
 
-// checkFormat renders check's reports. all is set for --all, whose output
-// is a list even for one item.
+// checkFormat renders check's reports.
 type checkFormat interface {
-	write(w io.Writer, reports []*graph.StatusReport, all bool) error
+	write(w io.Writer, reports []*graph.StatusReport, view checkView) error
+}
+
+// checkView is how check was asked: All is --all, whose output is a list
+// even for one item; FailOn is the rule that decides what counts as failing.
+type checkView struct {
+	All    bool
+	FailOn string
 }
 
 // checkFormats is the registry the --format enum is built from, so help

@@ -11,9 +11,9 @@ import (
 // list for --all, so tooling built on it keeps working.
 type jsonFormat struct{}
 
-func (jsonFormat) write(w io.Writer, reports []*graph.StatusReport, all bool) error {
+func (jsonFormat) write(w io.Writer, reports []*graph.StatusReport, view checkView) error {
 	var v any = reports
-	if !all && len(reports) == 1 {
+	if !view.All && len(reports) == 1 {
 		v = reports[0]
 	}
 	return writeJSON(w, v)

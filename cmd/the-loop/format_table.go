@@ -13,13 +13,15 @@ import (
 // findings, only not done yet, so they are counted rather than listed.
 type tableFormat struct{}
 
-func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, all bool) error {
+func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, view checkView) error {
 	var b strings.Builder
 	satisfied := 0
 	for _, r := range reports {
 		verdict := "UNMET"
 		if r.OK {
 			verdict = "ok"
+		}
+		if !r.Fails(view.FailOn) {
 			satisfied++
 		}
 		fmt.Fprintf(&b, "%s: %s (at %s)\n", r.WorkItem, verdict, r.CurrentNode)
@@ -30,12 +32,16 @@ func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, all bool) e
 			}
 			writeNode(&b, n)
 		}
-		if pending := countUnsatisfied(ahead); pending > 0 && !all {
+		if pending := countUnsatisfied(ahead); pending > 0 && !view.All {
 			fmt.Fprintf(&b, "  ....   %d node(s) not reached yet\n", pending)
 		}
 	}
-	if all {
-		fmt.Fprintf(&b, "\n%d/%d work items satisfied\n", satisfied, len(reports))
+	if view.All {
+		what := "satisfied"
+		if view.FailOn == graph.FailOnBlock {
+			what = "not blocked"
+		}
+		fmt.Fprintf(&b, "\n%d/%d work items %s\n", satisfied, len(reports), what)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
