@@ -32,3 +32,12 @@ demo:
 fuzz seconds="30":
     go test -run '^$' -fuzz FuzzCompile -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz FuzzParseState -fuzztime {{seconds}}s ./graph
+
+# Time whole `check --all` processes on a generated 200-item repository.
+bench-process:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    THE_LOOP_BENCH_REPO="$dir" go test ./policy -run TestWriteBenchRepo -count=1 >/dev/null
+    go build -o "$dir/the-loop" ./cmd/the-loop
+    for i in $(seq 10); do /usr/bin/time -f "%e s wall, %M KB peak RSS" "$dir/the-loop" check --all --repo "$dir" >/dev/null || true; done
