@@ -274,10 +274,25 @@ func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Ste
 	if err != nil {
 		return nil, err
 	}
-	if _, err := rt.Start(item); err != nil {
+	started, err := rt.Start(item)
+	if err != nil {
 		return nil, err
 	}
-	return rt.Advance(item, ev)
+	step, err := rt.Advance(item, ev)
+	if err != nil {
+		return nil, err
+	}
+	step.Messages = append(startMessages(started), step.Messages...)
+	return step, nil
+}
+
+// startMessages says that an advance first entered the loop, and what its
+// start node's entry chain reported.
+func startMessages(started *graph.Step) []string {
+	if started == nil {
+		return nil
+	}
+	return append([]string{"entered the loop at " + started.Node}, started.Messages...)
 }
 
 // Complete is a completion claim for item's current (or named) node.
@@ -295,12 +310,17 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 	if err != nil {
 		return nil, err
 	}
+	var started *graph.Step
 	if !dryRun {
-		if _, err := rt.Start(item); err != nil {
+		if started, err = rt.Start(item); err != nil {
 			return nil, err
 		}
 	}
-	return rt.Run(item, maxNodes, dryRun, ev)
+	rep, err := rt.Run(item, maxNodes, dryRun, ev)
+	if err == nil && len(rep.Steps) > 0 {
+		rep.Steps[0].Messages = append(startMessages(started), rep.Steps[0].Messages...)
+	}
+	return rep, err
 }
 
 // Skip declares skips for item.
