@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -65,6 +66,26 @@ func authorizedComments(ctx *graph.Context) []graph.Comment {
 		return nil
 	}
 	return filterAuthorized(ctx, ctx.Event.Comments)
+}
+
+// waitingFor is a gate's wait reason, plus a note when the event carried
+// replies that were not read because their authors are not authorized: the
+// operator otherwise sees the same message as when nobody replied. The note
+// counts them and names the setting, never their text or authors.
+func waitingFor(ctx *graph.Context, reason string) string {
+	if ctx.Event == nil {
+		return reason
+	}
+	ignored := 0
+	for _, c := range ctx.Event.Comments {
+		if !isSelfAuthored(c.Body) && !isAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
+			ignored++
+		}
+	}
+	if ignored == 0 {
+		return reason
+	}
+	return fmt.Sprintf("%s (%d reply(s) not read: their authors are not in the CLI config's routing.authorizedUsers)", reason, ignored)
 }
 
 // filterAuthorized applies the gate-reading rule to comments from any source.

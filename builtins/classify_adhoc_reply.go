@@ -36,7 +36,7 @@ func (classifyAdhocReply) Run(ctx *graph.Context) (graph.Result, error) {
 	const name = classifyAdhocReplyName
 	comments := authorizedComments(ctx)
 	if len(comments) == 0 {
-		return graph.Wait(name, "no authorized reply yet"), nil
+		return graph.Wait(name, waitingFor(ctx, "no authorized reply yet")), nil
 	}
 	outcome := graph.OutcomeMoreWork
 	if declaresDone(comments[len(comments)-1].Body) {

@@ -38,7 +38,7 @@ func (classifyFeedback) CheckParams(params map[string]any) error {
 func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	comments := authorizedComments(ctx)
 	if len(comments) == 0 {
-		return graph.Wait(classifyFeedbackName, "no authorized feedback yet"), nil
+		return graph.Wait(classifyFeedbackName, waitingFor(ctx, "no authorized feedback yet")), nil
 	}
 	outcome := fbClassify(comments)
 	if outcome == "" {

@@ -139,7 +139,7 @@ func (classifyGoal) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 	goal, ok := latestGoal(ctx, goalThread(ctx))
 	if !ok {
-		return graph.Wait(name, "waiting for an authorized user to state the goal and its success criteria in one comment (a `Goal:` line, then a `Success criteria:` bullet list)"), nil
+		return graph.Wait(name, waitingFor(ctx, "waiting for an authorized user to state the goal and its success criteria in one comment (a `Goal:` line, then a `Success criteria:` bullet list)")), nil
 	}
 	data := map[string]any{"outcome": graph.OutcomeDefined, "decision": goalDecision, "goal": goal.record()}
 	if !ctx.ReadOnly {

@@ -60,7 +60,7 @@ func (classifyPhaseSelection) Run(ctx *graph.Context) (graph.Result, error) {
 		}
 	}
 	if reply == nil {
-		return graph.Wait(name, fmt.Sprintf("waiting for an authorized user to choose the phases and reply `%s`", keyword)), nil
+		return graph.Wait(name, waitingFor(ctx, fmt.Sprintf("waiting for an authorized user to choose the phases and reply `%s` (tick phases to keep as `- [x] <node>`, untick to skip as `- [ ] <node>`)", keyword))), nil
 	}
 
 	skippable, optIn, protected := phaseRows(ctx)

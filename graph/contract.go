@@ -292,6 +292,8 @@ type NoIntegration struct{}
 
 func (NoIntegration) Name() string { return "none" }
 
-func (NoIntegration) Call(op string, _ map[string]any) (map[string]any, error) {
-	return nil, fmt.Errorf("%s: %w (integration none)", op, ErrIntegrationUnavailable)
+func (NoIntegration) Call(string, map[string]any) (map[string]any, error) {
+	return nil, errNone
 }
+
+var errNone = fmt.Errorf("%w: the none integration makes no outbound calls", ErrIntegrationUnavailable)

@@ -51,7 +51,7 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 		}
 		order, accepted, bad := rt.Graph.ExpandSkipTokens(tokens)
 		for _, t := range bad {
-			res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set"})
+			res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set; " + rt.skipVocabulary()})
 		}
 		at := Timestamp(rt.now())
 		cur := rt.Graph.Index(st.CurrentNode)
@@ -84,6 +84,24 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 		rt.emit("graph.skips_rejected", "warning", map[string]any{"work_item": item.Ref, "token": r.Token, "via": "cli", "why": r.Why})
 	}
 	return res, nil
+}
+
+// skipVocabulary lists what may be declared skipped, for a rejection.
+func (rt *Runtime) skipVocabulary() string {
+	var nodes, sets []string
+	for _, n := range rt.Graph.Nodes {
+		if n.Skippable && !n.OptIn {
+			nodes = append(nodes, n.ID)
+		}
+	}
+	for _, s := range rt.Graph.SkipSets {
+		sets = append(sets, s.Name)
+	}
+	out := "skippable nodes: " + orNone(nodes)
+	if len(sets) > 0 {
+		out += "; skip sets: " + strings.Join(sets, ", ")
+	}
+	return out
 }
 
 // announce posts an audit comment for an operator act; best effort. It

@@ -571,10 +571,21 @@ func (rt *Runtime) startLocked(item WorkItem, st *State) (*Step, error) {
 	return step, nil
 }
 
+// noteDegradations surfaces best-effort hooks that did not do their job: an
+// event each, and one warning per distinct cause, so a machine with no
+// integration reads one line rather than one per outbound hook.
 func (rt *Runtime) noteDegradations(step *Step, item WorkItem, node string, out ChainOutcome) {
+	var causes []string
+	hooks := map[string][]string{}
 	for _, d := range out.Degradations() {
-		step.Messages = append(step.Messages, fmt.Sprintf("warning: %s did not complete: %s", d[0], d[1]))
 		rt.emit("graph.hook_degraded", "warning", map[string]any{"work_item": item.Ref, "node": node, "hook": d[0], "error": d[1]})
+		if _, seen := hooks[d[1]]; !seen {
+			causes = append(causes, d[1])
+		}
+		hooks[d[1]] = append(hooks[d[1]], d[0])
+	}
+	for _, c := range causes {
+		step.Messages = append(step.Messages, fmt.Sprintf("warning: %s did not complete: %s", strings.Join(hooks[c], ", "), c))
 	}
 }
 
@@ -614,9 +625,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
 		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
 	for _, w := range out.Warnings {
-		if !strings.Contains(w, " did not complete: ") {
-			step.Messages = append(step.Messages, "warning: "+w)
-		}
+		step.Messages = append(step.Messages, "warning: "+w)
 	}
 	rt.noteDegradations(step, item, id, out)
 
@@ -644,9 +653,9 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 			step.Status = StatusEscalated
 			switch {
 			case repeated:
-				step.Messages = append(step.Messages, "escalated: the same finding was reported twice in a row")
+				step.Messages = append(step.Messages, "escalated for a human to look at: the same finding was reported twice in a row; the pointer has not moved, so fix it and advance again")
 			default:
-				step.Messages = append(step.Messages, fmt.Sprintf("escalated: %d attempts reached maxAttempts %d", rec.Attempts, n.MaxAttempts))
+				step.Messages = append(step.Messages, fmt.Sprintf("escalated for a human to look at: %d attempts reached maxAttempts %d; the pointer has not moved", rec.Attempts, n.MaxAttempts))
 			}
 			return step, nil
 		}

@@ -214,7 +214,7 @@ func checkCurrent(doc map[string]any, file string, top *yaml.Node) error {
 				File: file,
 				Line: lineOf(top, r.path, ""),
 				Key:  strings.Join(r.path, "."),
-				Msg: fmt.Sprintf("no longer read (%s); move it to %s, or run `the-loop migrate-config`",
+				Msg: fmt.Sprintf("no longer read (%s); move it to %s",
 					r.why, r.replacement),
 			}
 		}
@@ -226,7 +226,7 @@ func checkCurrent(doc map[string]any, file string, top *yaml.Node) error {
 				File: file,
 				Line: lineOf(top, []string{"version"}, ""),
 				Key:  "version",
-				Msg: fmt.Sprintf("got version %s, want %s or later; run `the-loop migrate-config`",
+				Msg: fmt.Sprintf("got version %s, want %s or later: this file was written for an older the-loop; update it to the current keys (`the-loop config schema cli`)",
 					declared, CurrentCLIConfigVersion),
 			}
 		}

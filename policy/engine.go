@@ -208,11 +208,17 @@ func (e *Engine) recordedLoop(item string) string {
 	return graph.OuterLoop(head.Loop)
 }
 
-// Items lists the work items: the spec root's subdirectories, sorted.
+// Items lists the work items: the spec root's subdirectories, sorted. A
+// spec root that does not exist is an error rather than no items: a gate
+// that evaluated nothing because workflow.specDir has a typo has not passed.
 func (e *Engine) Items() ([]string, error) {
 	entries, err := os.ReadDir(e.SpecRoot)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		where := "the default; no harness config sets workflow.specDir"
+		if e.Harness.Initialized() {
+			where = "workflow.specDir in " + e.Harness.File()
+		}
+		return nil, fmt.Errorf("no spec directory at %s (%s); create it, or correct the setting", e.SpecDirRel(), where)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list work items: %w", err)

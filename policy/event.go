@@ -40,7 +40,10 @@ func ParseEvent(path string, data []byte) (*graph.Event, error) {
 		if author == "" {
 			return nil, &graph.ConfigError{File: path, Key: fmt.Sprintf("comments[%d].author", i), Msg: "missing; want the commenter's login"}
 		}
-		ev.Comments = append(ev.Comments, graph.Comment{Author: author, Body: c.Body})
+		if c.Body == nil {
+			return nil, &graph.ConfigError{File: path, Key: fmt.Sprintf("comments[%d].body", i), Msg: "missing; want the comment's text"}
+		}
+		ev.Comments = append(ev.Comments, graph.Comment{Author: author, Body: *c.Body})
 	}
 	return ev, nil
 }
@@ -48,7 +51,7 @@ func ParseEvent(path string, data []byte) (*graph.Event, error) {
 type rawComment struct {
 	Author json.RawMessage `json:"author"`
 	User   json.RawMessage `json:"user"`
-	Body   string          `json:"body"`
+	Body   *string         `json:"body"`
 }
 
 func (c rawComment) login() string {

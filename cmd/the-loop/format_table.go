@@ -33,7 +33,7 @@ func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, view checkV
 			writeNode(&b, n)
 		}
 		if pending := countUnsatisfied(ahead); pending > 0 && !view.All {
-			fmt.Fprintf(&b, "  ....   %d node(s) not reached yet\n", pending)
+			fmt.Fprintf(&b, "  ....   %d node(s) ahead not met yet\n", pending)
 		}
 	}
 	if view.All {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -52,8 +53,15 @@ func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
 
 func writeStep(out *Output, item string, s *graph.Step) error {
 	line := fmt.Sprintf("%s: %s -> %s", item, s.Node, s.Status)
+	var notes []string
+	if s.Outcome != "" && s.Outcome != s.Status {
+		notes = append(notes, s.Outcome)
+	}
 	if s.To != "" {
-		line += " (now at " + s.To + ")"
+		notes = append(notes, "now at "+s.To)
+	}
+	if len(notes) > 0 {
+		line += " (" + strings.Join(notes, "; ") + ")"
 	}
 	if _, err := fmt.Fprintln(out.Stdout, line); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 // GraphRunCmd is `the-loop graph run`.
 type GraphRunCmd struct {
 	Item     string `arg:"" help:"Work item id."`
-	MaxNodes int    `help:"Safety bound on advances." default:"20"`
+	MaxNodes int    `help:"Safety bound on advances (at least 1)." default:"20"`
 	DryRun   bool   `help:"Report where a run would stop without writing, calling out or running anything."`
 	Format   string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
 	LoopFlags
@@ -16,6 +16,9 @@ type GraphRunCmd struct {
 }
 
 func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
+	if c.MaxNodes < 1 {
+		return fmt.Errorf("--max-nodes: got %d, want at least 1", c.MaxNodes)
+	}
 	sel, err := c.selector()
 	if err != nil {
 		return err

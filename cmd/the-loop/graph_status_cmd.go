@@ -40,7 +40,7 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 			writeNode(&b, n)
 		}
 		if pending := countUnsatisfied(ahead); pending > 0 {
-			fmt.Fprintf(&b, "  ....   %d node(s) not reached yet\n", pending)
+			fmt.Fprintf(&b, "  ....   %d node(s) ahead not met yet\n", pending)
 		}
 		_, err = fmt.Fprint(out.Stdout, b.String())
 	}
