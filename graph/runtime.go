@@ -47,6 +47,9 @@ type Runtime struct {
 	StateSubpath string
 	// PRRef is an inner loop's pull-request ref.
 	PRRef string
+	// Ref, when set, is how integrations name the item (--ref), overriding
+	// the derived ref.
+	Ref string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// LockTimeout is how long a writer waits for a held lock before
@@ -96,6 +99,8 @@ func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 	}
 	item := WorkItem{ID: id, SpecDir: dir, SpecDirRel: filepath.ToSlash(rel), RiskTier: 3}
 	switch {
+	case rt.Ref != "":
+		item.Ref = rt.Ref
 	case rt.StateSubpath != "":
 		item.Ref = rt.PRRef
 	default:

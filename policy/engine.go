@@ -150,6 +150,8 @@ type Selector struct {
 	PR int
 	// PRRepo qualifies PR by owner/name when it is not the origin repository.
 	PRRepo string
+	// Ref names the work item for integrations, overriding the derived one.
+	Ref string
 }
 
 // Runtime builds the runtime for item. The outer loop is the one the item's
@@ -169,6 +171,7 @@ func (e *Engine) Runtime(item string, sel Selector) (*graph.Runtime, error) {
 			Notifications:    e.Harness.Notifications(),
 		},
 	}
+	rt.Ref = sel.Ref
 	name := graph.WorkItemLoop
 	if sel.PR > 0 {
 		name = graph.PRLoop
@@ -274,31 +277,16 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	return rt.Status(item, recompute)
 }
 
-// Advance evaluates item's current node and acts on it.
+// Advance evaluates item's current node and acts on it. An item that has
+// not entered the loop is evaluated at its start node without entering it,
+// as the reference tool's CLI does: entering (and the start node's entry
+// chain) is the ingress's job.
 func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
 	rt, err := e.Runtime(item, sel)
 	if err != nil {
 		return nil, err
 	}
-	started, err := rt.Start(item)
-	if err != nil {
-		return nil, err
-	}
-	step, err := rt.Advance(item, ev)
-	if err != nil {
-		return nil, err
-	}
-	step.Messages = append(startMessages(started), step.Messages...)
-	return step, nil
-}
-
-// startMessages says that an advance first entered the loop, and what its
-// start node's entry chain reported.
-func startMessages(started *graph.Step) []string {
-	if started == nil {
-		return nil
-	}
-	return append([]string{"entered the loop at " + started.Node}, started.Messages...)
+	return rt.Advance(item, ev)
 }
 
 // Complete is a completion claim for item's current (or named) node.
@@ -316,17 +304,7 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 	if err != nil {
 		return nil, err
 	}
-	var started *graph.Step
-	if !dryRun {
-		if started, err = rt.Start(item); err != nil {
-			return nil, err
-		}
-	}
-	rep, err := rt.Run(item, maxNodes, dryRun, ev)
-	if err == nil && len(rep.Steps) > 0 {
-		rep.Steps[0].Messages = append(startMessages(started), rep.Steps[0].Messages...)
-	}
-	return rep, err
+	return rt.Run(item, maxNodes, dryRun, ev)
 }
 
 // Skip declares skips for item.

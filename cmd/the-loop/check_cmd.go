@@ -24,11 +24,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if c.All == (c.Item != "") {
 		return errors.New("check: give a work item id, or --all")
 	}
-	sel, err := c.selector()
-	if err != nil {
-		return err
-	}
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, "")
 	if err != nil {
 		return err
 	}

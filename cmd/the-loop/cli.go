@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -41,7 +40,9 @@ type exitCode int
 
 func (c exitCode) Error() string { return fmt.Sprintf("exit %d", int(c)) }
 
-func execute(args []string, stdout, stderr io.Writer) int {
+// run is the whole program, callable in-process by tests. It returns the
+// exit code: 0 success, 1 a negative answer, 2 could not run.
+func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -102,18 +103,50 @@ type LoopFlags struct {
 	PRRepo string `help:"Owner/name of the pull request's repository, when it is not the origin repository." name:"pr-repo" placeholder:"OWNER/NAME"`
 }
 
-func (l LoopFlags) selector() (policy.Selector, error) {
-	if l.PRRepo != "" && l.PR == 0 {
+// RefFlag names the work item for integrations, on the verbs that call out.
+type RefFlag struct {
+	Ref string `help:"Work item ref for integrations (default: derived from ticketing.github, e.g. github:owner/repo#12)." placeholder:"REF"`
+}
+
+func (l LoopFlags) selector(ref string) (policy.Selector, error) {
+	switch {
+	case l.PR < 0:
+		return policy.Selector{}, fmt.Errorf("--pr: got %d, want a pull request number", l.PR)
+	case l.PRRepo != "" && l.PR == 0:
 		return policy.Selector{}, errors.New("--pr-repo names a repository, not a loop: pass --pr as well")
 	}
-	return policy.Selector{PR: l.PR, PRRepo: l.PRRepo}, nil
+	return policy.Selector{PR: l.PR, PRRepo: l.PRRepo, Ref: ref}, nil
+}
+
+// engine opens the repository for a verb that addresses one loop.
+func (g *Globals) engine(out *Output, l LoopFlags, ref string) (*policy.Engine, policy.Selector, error) {
+	sel, err := l.selector(ref)
+	if err != nil {
+		return nil, sel, err
+	}
+	e, err := g.open(out)
+	return e, sel, err
 }
 
 // EventFlags hand an advance the inbound comments a gate classifies.
 type EventFlags struct {
-	Comment   []string `help:"An inbound comment for a human gate (repeatable)." placeholder:"TEXT" sep:"none"`
-	Author    []string `help:"Login of the comment's author (one, or one per --comment)." placeholder:"LOGIN" sep:"none"`
-	EventFile string   `help:"JSON file with the inbound comments: {\"comments\": [{\"author\", \"body\"}]} or a GitHub issue_comment payload." type:"existingfile" placeholder:"FILE"`
+	Comment   wholeValues `help:"An inbound comment for a human gate (repeatable)." placeholder:"TEXT"`
+	Author    wholeValues `help:"Login of the comment's author (one, or one per --comment)." placeholder:"LOGIN"`
+	EventFile string      `help:"JSON file with the inbound comments: {\"comments\": [{\"author\", \"body\"}]} or a GitHub issue_comment payload." type:"existingfile" placeholder:"FILE"`
+}
+
+// wholeValues is a repeatable flag each of whose values is taken whole. A
+// reply is free text: kong would split it at commas, and refuse one that
+// starts "- [x]" as a flag.
+type wholeValues []string
+
+func (w *wholeValues) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	if t.IsEOL() {
+		return errors.New("missing value")
+	}
+	*w = append(*w, fmt.Sprint(t.Value))
+	return nil
 }
 
 func (f EventFlags) event() (*graph.Event, error) {
@@ -124,13 +157,4 @@ func (f EventFlags) event() (*graph.Event, error) {
 		return policy.ReadEvent(f.EventFile)
 	}
 	return policy.CommentEvent(f.Comment, f.Author)
-}
-
-func sortedKeys[M ~map[string]V, V any](m M) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

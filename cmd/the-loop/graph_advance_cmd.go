@@ -12,6 +12,7 @@ type GraphAdvanceCmd struct {
 	Item   string `arg:"" help:"Work item id."`
 	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
 	LoopFlags
+	RefFlag
 	EventFlags
 }
 
@@ -24,15 +25,11 @@ Exit codes: 0 passed or waiting, 1 blocked or escalated, 2 could not run.`
 }
 
 func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
-	sel, err := c.selector()
-	if err != nil {
-		return err
-	}
 	ev, err := c.event()
 	if err != nil {
 		return err
 	}
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ type GraphCompleteCmd struct {
 	Node  string `help:"The node the claim is about (default: the current node)." placeholder:"NODE"`
 	Actor string `help:"Who is claiming completion." placeholder:"WHO"`
 	LoopFlags
+	RefFlag
 	EventFlags
 }
 
@@ -18,15 +19,11 @@ code is 0; 2 means it could not run at all.`
 }
 
 func (c *GraphCompleteCmd) Run(g *Globals, out *Output) error {
-	sel, err := c.selector()
-	if err != nil {
-		return err
-	}
 	ev, err := c.event()
 	if err != nil {
 		return err
 	}
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}

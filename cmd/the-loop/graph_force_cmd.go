@@ -9,14 +9,11 @@ type GraphForceCmd struct {
 	Reason string `help:"Why you are bypassing the gate (required)." required:""`
 	Actor  string `help:"Who is forcing this." placeholder:"WHO"`
 	LoopFlags
+	RefFlag
 }
 
 func (c *GraphForceCmd) Run(g *Globals, out *Output) error {
-	sel, err := c.selector()
-	if err != nil {
-		return err
-	}
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ type GraphRunCmd struct {
 	DryRun   bool   `help:"Report where a run would stop without writing, calling out or running anything."`
 	Format   string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
 	LoopFlags
+	RefFlag
 	EventFlags
 }
 
@@ -19,15 +20,11 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if c.MaxNodes < 1 {
 		return fmt.Errorf("--max-nodes: got %d, want at least 1", c.MaxNodes)
 	}
-	sel, err := c.selector()
-	if err != nil {
-		return err
-	}
 	ev, err := c.event()
 	if err != nil {
 		return err
 	}
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,12 @@ import "fmt"
 // GraphSkipCmd is `the-loop graph skip`.
 type GraphSkipCmd struct {
 	Item   string   `arg:"" help:"Work item id."`
-	Nodes  []string `arg:"" help:"Skippable node ids or skip-set names."`
+	Nodes  []string `arg:"" optional:"" help:"Skippable node ids or skip-set names."`
+	Node   []string `help:"A skippable node id or skip-set name (repeatable; the same as a positional)." placeholder:"NODE"`
 	Reason string   `help:"Why the work item does not walk these phases (required)." required:""`
 	Actor  string   `help:"Who is declaring this." placeholder:"WHO"`
 	LoopFlags
+	RefFlag
 }
 
 func (c *GraphSkipCmd) Help() string {
@@ -18,15 +20,11 @@ pointer can be declared. Exit codes: 0 something declared, 1 nothing was.`
 }
 
 func (c *GraphSkipCmd) Run(g *Globals, out *Output) error {
-	sel, err := c.selector()
+	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}
-	e, err := g.open(out)
-	if err != nil {
-		return err
-	}
-	res, err := e.Skip(c.Item, c.Nodes, c.Reason, c.Actor, sel)
+	res, err := e.Skip(c.Item, append(c.Nodes, c.Node...), c.Reason, c.Actor, sel)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,7 @@ type GraphStatusCmd struct {
 }
 
 func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
-	sel, err := c.selector()
-	if err != nil {
-		return err
-	}
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, "")
 	if err != nil {
 		return err
 	}
