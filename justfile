@@ -28,10 +28,13 @@ bench:
 demo:
     go run ./cmd/the-loop check --all --repo examples/demo
 
-# Fuzz the parsers for a while each.
+# Fuzz every parser for a while each.
 fuzz seconds="30":
-    go test -run '^$' -fuzz FuzzCompile -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz FuzzParseState -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzCompile$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzCompileTree$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzParseState$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
+    go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
 
 # Time whole `check --all` processes on a generated 200-item repository.
 bench-process:

@@ -25,7 +25,7 @@ type Attachment struct {
 // append-only by construction: nothing here can remove or reorder a shipped
 // entry.
 func Apply(g *Graph, table map[string]Hook, attachments []Attachment) (*Graph, error) {
-	for name := range table {
+	for _, name := range slices.Sorted(maps.Keys(table)) {
 		if !IsExtension(name) {
 			return nil, &ConfigError{File: g.File, Loop: g.Name, Key: "graph.hooks",
 				Msg: fmt.Sprintf("repository hook %q must be named %s<something>; the unprefixed namespace is the-loop's own", name, ExtensionPrefix)}

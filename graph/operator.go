@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -44,11 +45,7 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 	if actor == "" {
 		actor = "(shell)"
 	}
-	err = rt.withLock(item, func() error {
-		_, st, err := rt.load(id)
-		if err != nil {
-			return err
-		}
+	err = rt.locked(id, func(item WorkItem, st *State) error {
 		order, accepted, bad := rt.Graph.ExpandSkipTokens(tokens)
 		for _, t := range bad {
 			res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set; " + rt.skipVocabulary()})
@@ -144,12 +141,8 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 		actor = "(shell)"
 	}
 	res := &Forcing{WorkItem: item.Ref, ToNode: to, Reason: reason, Warnings: []string{}}
-	err = rt.withLock(item, func() error {
-		_, st, err := rt.load(id)
-		if err != nil {
-			return err
-		}
-		from := cmpOr(st.CurrentNode, rt.Graph.Start)
+	err = rt.locked(id, func(item WorkItem, st *State) error {
+		from := cmp.Or(st.CurrentNode, rt.Graph.Start)
 		fromNode, err := rt.Graph.Node(from)
 		if err != nil {
 			return err
@@ -212,7 +205,7 @@ func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*Run
 	}
 	rep := &RunReport{WorkItem: id, DryRun: dryRun, Steps: []Step{}}
 	if dryRun {
-		return rt.dryRun(id, maxNodes, rep)
+		return rt.dryRun(id, maxNodes, rep, event)
 	}
 	seen := map[string]int{}
 	for range maxNodes {
@@ -241,7 +234,7 @@ func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*Run
 	return rep, nil
 }
 
-func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport) (*RunReport, error) {
+func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event) (*RunReport, error) {
 	item, st, err := rt.load(id)
 	if err != nil {
 		return nil, err
@@ -258,7 +251,8 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport) (*RunReport, 
 		if err != nil {
 			return nil, err
 		}
-		out := RunChain(n.Exit, rt.context(item, n, Exit, st, files, nil))
+		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, event))
+		event = nil // the inbound comments answer the first gate only
 		step := Step{Node: cur, Status: string(out.Status), Outcome: out.Outcome(), Messages: renderMessages(out.Messages()), Terminal: n.Terminal}
 		rep.At = cur
 		if out.Status != StatusPass {

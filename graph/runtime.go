@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -81,18 +82,23 @@ func (rt *Runtime) emit(event, level string, fields map[string]any) {
 	}
 }
 
-// validID keeps an item id a single path element.
-var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// validID keeps an item id one path element inside the spec root.
+func validID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
+}
 
 // WorkItem describes id: its spec folder, its ref and the tags and risk tier
 // its phase-1 or design front matter declares.
 func (rt *Runtime) WorkItem(id string) (WorkItem, error) { return rt.workItem(id, nil) }
 
 func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
-	if !validID.MatchString(id) {
-		return WorkItem{}, fmt.Errorf("work item id %q: want a spec folder name (letters, digits, '.', '_', '-')", id)
+	if !validID(id) {
+		return WorkItem{}, fmt.Errorf("work item id %q: want the name of a folder in the spec directory, not a path", id)
 	}
 	dir := filepath.Join(rt.SpecRoot, id)
+	if err := rt.contained(dir); err != nil {
+		return WorkItem{}, err
+	}
 	rel, err := filepath.Rel(rt.Repo, dir)
 	if err != nil {
 		rel = dir
@@ -136,6 +142,24 @@ var (
 	issueID    = regexp.MustCompile(`^issue-(\d+)$`)
 	githubName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
+
+// contained refuses a work item folder that is a symlink leading out of the
+// spec directory: the verbs write beside the artifacts, and must never
+// write outside the repository.
+func (rt *Runtime) contained(dir string) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil // absent: nothing to follow, and load reports it
+	}
+	root, err := filepath.EvalSymlinks(rt.SpecRoot)
+	if err != nil {
+		root = rt.SpecRoot
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("work item %s: its folder resolves to %s, outside the spec directory; a work item must live inside the repository", filepath.Base(dir), real)
+	}
+	return nil
+}
 
 // DeriveRef builds github:owner/repo#N from an issue-N id and owner/repo, or
 // "" when either does not have GitHub's shape: no ref is the fail-closed
@@ -198,10 +222,9 @@ func (rt *Runtime) rel(path string) string {
 	return path
 }
 
-func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
+func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, event *Event) *Context {
 	skips := rt.DeclaredSkips(st)
 	return &Context{
-		Files:            files,
 		WorkItem:         item,
 		Node:             n,
 		Boundary:         b,
@@ -214,9 +237,18 @@ func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files 
 		Settings:         rt.Settings,
 		Config:           rt.Config,
 		Integration:      rt.integration(),
-		ReadOnly:         files != nil,
 		Log:              rt.log().With("work_item", item.ID, "node", n.ID, "boundary", string(b)),
 	}
+}
+
+// pureContext is a context for a read-only evaluation (check, status, a dry
+// run): hooks must not write, spawn or call out, and every read of the
+// evaluation goes through files.
+func (rt *Runtime) pureContext(item WorkItem, n *Node, st *State, files *Files, event *Event) *Context {
+	c := rt.context(item, n, Exit, st, event)
+	c.ReadOnly = true
+	c.Files = files
+	return c
 }
 
 func (rt *Runtime) integration() Integration {
@@ -464,7 +496,7 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 				Messages: []string{SkipProvenance(decl)}, Attempts: attempts})
 			continue
 		}
-		out := RunChain(n.Exit, rt.context(item, n, Exit, st, files, nil))
+		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, nil))
 		msgs := renderMessages(out.Messages())
 		msgs = append(msgs, out.Warnings...)
 		if slices.Contains(refused, n.ID) {
@@ -474,9 +506,10 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts})
 	}
 	rep.CurrentNode = st.CurrentNode
-	if rep.CurrentNode == "" {
+	switch {
+	case recompute || rep.CurrentNode == "":
 		rep.CurrentNode = rt.Graph.Start
-	} else if !rt.Graph.Has(rep.CurrentNode) {
+	case !rt.Graph.Has(rep.CurrentNode):
 		return nil, rt.unknownCurrent(item, st)
 	}
 	if recompute {
@@ -544,20 +577,29 @@ const StatusEscalated = "escalated"
 // entry chain. It is idempotent: an item that already has a pointer is left
 // untouched and Start returns nil.
 func (rt *Runtime) Start(id string) (*Step, error) {
-	item, err := rt.WorkItem(id)
-	if err != nil {
-		return nil, err
-	}
 	var step *Step
-	err = rt.withLock(item, func() error {
-		_, st, err := rt.load(id)
-		if err != nil || st.CurrentNode != "" {
-			return err
+	err := rt.locked(id, func(item WorkItem, st *State) (err error) {
+		if st.CurrentNode == "" {
+			step, err = rt.startLocked(item, st)
 		}
-		step, err = rt.startLocked(item, st)
 		return err
 	})
 	return step, err
+}
+
+// locked loads id's state under its lock and hands it to fn.
+func (rt *Runtime) locked(id string, fn func(item WorkItem, st *State) error) error {
+	item, err := rt.WorkItem(id)
+	if err != nil {
+		return err
+	}
+	return rt.withLock(item, func() error {
+		_, st, err := rt.load(id)
+		if err != nil {
+			return err
+		}
+		return fn(item, st)
+	})
 }
 
 func (rt *Runtime) startLocked(item WorkItem, st *State) (*Step, error) {
@@ -569,7 +611,7 @@ func (rt *Runtime) startLocked(item WorkItem, st *State) (*Step, error) {
 		return nil, err
 	}
 	n, _ := rt.Graph.Node(node)
-	entered := RunChain(n.Entry, rt.context(item, n, Entry, st, nil, nil))
+	entered := RunChain(n.Entry, rt.context(item, n, Entry, st, nil))
 	rt.emit("graph.started", "info", map[string]any{"work_item": item.Ref, "node": node})
 	step := &Step{Node: node, Status: string(StatusPass), Outcome: OutcomePass, Attempts: st.Record(node).Attempts, To: node}
 	rt.noteDegradations(step, item, node, entered)
@@ -600,16 +642,8 @@ func (rt *Runtime) noteDegradations(step *Step, item WorkItem, node string, out 
 // routing around declared skips, and runs the next node's entry chain.
 // event carries the inbound comments a human gate classifies.
 func (rt *Runtime) Advance(id string, event *Event) (*Step, error) {
-	item, err := rt.WorkItem(id)
-	if err != nil {
-		return nil, err
-	}
 	var step *Step
-	err = rt.withLock(item, func() error {
-		_, st, err := rt.load(id)
-		if err != nil {
-			return err
-		}
+	err := rt.locked(id, func(item WorkItem, st *State) (err error) {
 		step, err = rt.advanceLocked(item, st, event)
 		return err
 	})
@@ -626,7 +660,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 	if err != nil {
 		return nil, rt.unknownCurrent(item, st)
 	}
-	out := RunChain(n.Exit, rt.context(item, n, Exit, st, nil, event))
+	out := RunChain(n.Exit, rt.context(item, n, Exit, st, event))
 	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
 		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
 	for _, w := range out.Warnings {
@@ -710,7 +744,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 		}
 		rt.emit("graph.gate_session", "info", map[string]any{"work_item": item.Ref, "node": target, "resolution": how})
 	}
-	entered := RunChain(next.Entry, rt.context(item, next, Entry, st, nil, nil))
+	entered := RunChain(next.Entry, rt.context(item, next, Entry, st, nil))
 	rt.emit("graph.advanced", "info", map[string]any{"work_item": item.Ref, "node": id, "to": target, "outcome": out.Outcome()})
 	step.To = target
 	step.Terminal = next.Terminal
@@ -808,16 +842,8 @@ type Completion struct {
 // pointer already left is a recorded no-op; one for a node ahead of it is
 // refused naming the current node; a held lock answers busy.
 func (rt *Runtime) Complete(id, node, actor string, event *Event) (*Completion, error) {
-	item, err := rt.WorkItem(id)
-	if err != nil {
-		return nil, err
-	}
 	var res *Completion
-	err = rt.withLock(item, func() error {
-		_, st, err := rt.load(id)
-		if err != nil {
-			return err
-		}
+	err := rt.locked(id, func(item WorkItem, st *State) (err error) {
 		res, err = rt.completeLocked(item, st, node, actor, event)
 		return err
 	})
@@ -833,7 +859,7 @@ func (rt *Runtime) completeLocked(item WorkItem, st *State, node, actor string, 
 		return &Completion{Node: node, Status: "refused", Reason: "not-started",
 			Messages: []string{"this work item has not entered the graph; nothing to complete (run `the-loop graph advance` first)"}}, nil
 	}
-	claimed := cmpOr(node, current)
+	claimed := cmp.Or(node, current)
 	if claimed != current {
 		if !rt.Graph.Has(claimed) {
 			_, err := rt.Graph.Node(claimed)
@@ -861,11 +887,4 @@ func (rt *Runtime) completeLocked(item WorkItem, st *State, node, actor string, 
 	}
 	return &Completion{Node: claimed, Status: step.Status, Outcome: step.Outcome, Moved: st.CurrentNode != current,
 		CurrentNode: st.CurrentNode, Messages: step.Messages}, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -289,7 +289,7 @@ func TestUnknownItemsAndBadIDs(t *testing.T) {
 	if _, err := rt.Status("missing", false); err == nil || !strings.Contains(err.Error(), "no spec folder at docs/specs/missing") {
 		t.Errorf("missing: %v", err)
 	}
-	if _, err := rt.Status("../etc", false); err == nil || !strings.Contains(err.Error(), "want a spec folder name") {
+	if _, err := rt.Status("../etc", false); err == nil || !strings.Contains(err.Error(), "want the name of a folder in the spec directory") {
 		t.Errorf("escape: %v", err)
 	}
 }

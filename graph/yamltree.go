@@ -123,6 +123,12 @@ func (d *treeDecoder) node(depth int) *yaml.Node {
 	d.slab = d.slab[1:]
 	n.Kind = yaml.Kind(d.data[0])
 	d.data = d.data[1:]
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode, yaml.MappingNode, yaml.ScalarNode:
+	default: // aliases are inlined when a tree is written
+		d.err = errBadTree
+		return n
+	}
 	n.Line = int(d.uvarint())
 	n.Column = int(d.uvarint())
 	n.Tag = d.tag()

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,7 +177,7 @@ func (e *Engine) Runtime(item string, sel Selector) (*graph.Runtime, error) {
 	if sel.PR > 0 {
 		name = graph.PRLoop
 		rt.StateSubpath = innerLoopDir(sel.PR, sel.PRRepo)
-		rt.PRRef = graph.RefFor(cmpOr(sel.PRRepo, rt.Settings.OriginRepo), sel.PR)
+		rt.PRRef = graph.RefFor(cmp.Or(sel.PRRepo, rt.Settings.OriginRepo), sel.PR)
 	} else if l := e.recordedLoop(item); l != "" {
 		name = l
 	}
@@ -211,9 +212,14 @@ func (e *Engine) recordedLoop(item string) string {
 	return graph.OuterLoop(head.Loop)
 }
 
-// Items lists the work items: the spec root's subdirectories, sorted. A
-// spec root that does not exist is an error rather than no items: a gate
-// that evaluated nothing because workflow.specDir has a typo has not passed.
+// ErrNoSpecDir is wrapped by Items when the spec directory does not exist.
+var ErrNoSpecDir = errors.New("no spec directory")
+
+// Items lists the work items: the spec root's subdirectories, sorted. When
+// the spec root does not exist it returns no items and an error wrapping
+// ErrNoSpecDir that says where it looked and which setting says so: the
+// reference tool answers "nothing to check", and a caller should still let
+// the user see that a typo may be why.
 func (e *Engine) Items() ([]string, error) {
 	entries, err := os.ReadDir(e.SpecRoot)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -221,22 +227,20 @@ func (e *Engine) Items() ([]string, error) {
 		if e.Harness.Initialized() {
 			where = "workflow.specDir in " + e.Harness.File()
 		}
-		return nil, fmt.Errorf("no spec directory at %s (%s); create it, or correct the setting", e.SpecDirRel(), where)
+		return nil, fmt.Errorf("%w at %s (%s)", ErrNoSpecDir, e.SpecDirRel(), where)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list work items: %w", err)
 	}
 	var out []string
 	for _, d := range entries {
-		if d.IsDir() && !hiddenName(d.Name()) {
+		if d.IsDir() {
 			out = append(out, d.Name())
 		}
 	}
 	slices.Sort(out)
 	return out, nil
 }
-
-func hiddenName(n string) bool { return n != "" && (n[0] == '.' || n[0] == '_') }
 
 // Check evaluates items purely. It writes nothing, runs nothing and emits
 // nothing. Items are independent, so they are evaluated on every core;
@@ -323,13 +327,6 @@ func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.For
 		return nil, err
 	}
 	return rt.Force(item, to, reason, actor)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // splitSlug splits owner/name when both halves have GitHub's shape.

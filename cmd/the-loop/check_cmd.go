@@ -1,6 +1,11 @@
 package main
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/the-loop/the-loop/policy"
+)
 
 // CheckCmd is `the-loop check`.
 type CheckCmd struct {
@@ -30,7 +35,11 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	}
 	items := []string{c.Item}
 	if c.All {
-		if items, err = e.Items(); err != nil {
+		items, err = e.Items()
+		switch {
+		case errors.Is(err, policy.ErrNoSpecDir):
+			fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %v\n", err)
+		case err != nil:
 			return err
 		}
 	}

@@ -9,9 +9,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"the-loop": func() int { return run(os.Args[1:], os.Stdout, os.Stderr) },
-	}))
+	testscript.Main(m, map[string]func(){
+		"the-loop": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
 }
 
 // TestScripts runs testdata/script/*.txtar against the real binary.
