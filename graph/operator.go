@@ -60,6 +60,7 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 			}
 			if _, exists := st.Skips[node]; !exists {
 				st.Skips[node] = map[string]any{"via": "cli", "token": accepted[node], "by": actor, "reason": reason, "at": at}
+				st.noteKey("skips", node)
 			}
 			res.Declared = append(res.Declared, node)
 		}

@@ -782,6 +782,7 @@ func (rt *Runtime) recordSelection(st *State, item WorkItem, out ChainOutcome) b
 		}
 		if _, exists := st.Decisions[marker]; !exists {
 			st.Decisions[marker] = rec
+			st.noteKey("decisions", marker)
 		}
 		changed = true
 	}
@@ -808,6 +809,7 @@ func (rt *Runtime) recordSelection(st *State, item WorkItem, out ChainOutcome) b
 				}
 				if _, exists := target[id]; !exists {
 					target[id] = decl
+					st.noteKey(key, id)
 					ids = append(ids, id)
 				}
 			}
@@ -878,6 +880,7 @@ func (rt *Runtime) completeLocked(item WorkItem, st *State, node, actor string, 
 		actor = "cli"
 	}
 	st.Completions[claimed] = map[string]any{"at": Timestamp(rt.now()), "by": actor}
+	st.noteKey("completions", claimed)
 	if err := rt.save(item, st); err != nil {
 		return nil, err
 	}

@@ -59,6 +59,8 @@ type State struct {
 	// extra keeps top-level keys this build does not know, so a rewrite
 	// loses nothing another tool recorded.
 	extra map[string]json.RawMessage
+	// order and added are the key orders Save writes in (stateformat.go).
+	order, added keyOrder
 }
 
 // NewState is the state of an item that has not entered the graph.
@@ -148,6 +150,7 @@ func ParseState(path string, data []byte, workItem string) (*State, error) {
 		}
 	}
 	s.Version = StateVersion
+	s.order = readKeyOrder(data)
 	s.normalise()
 	return s, nil
 }
@@ -215,16 +218,11 @@ func (s *State) MarshalJSON() ([]byte, error) {
 // file or the new one and never a torn one.
 func (s *State) Save(dir string) error {
 	s.normalise()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	// Artifacts' text lands in the state ("->", "<pr>"); escaping it for
-	// HTML would only make committed diffs noisy.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	data, err := s.format()
+	if err != nil {
 		return fmt.Errorf("encode graph state: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, StateFile), buf.Bytes(), 0o644)
+	return WriteFileAtomic(filepath.Join(dir, StateFile), data, 0o644)
 }
 
 // WriteFileAtomic writes data to path through a synced temporary file in the
@@ -272,6 +270,7 @@ func (s *State) Record(node string) *NodeRecord {
 	if !ok {
 		r = &NodeRecord{}
 		s.Nodes[node] = r
+		s.noteKey("nodes", node)
 	}
 	return r
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,4 +140,64 @@ func TestStateDoesNotEscapeHTML(t *testing.T) {
 	if !strings.Contains(string(data), `"a -> b <c> & d"`) {
 		t.Errorf("escaped: %s", data)
 	}
+}
+
+// TestARewriteOfTheOriginalsStateIsByteIdentical loads state files the
+// reference tool wrote and saves them unchanged: a checked-in file must not
+// churn because another tool rewrote it.
+func TestARewriteOfTheOriginalsStateIsByteIdentical(t *testing.T) {
+	files, _ := filepath.Glob("testdata/python-graph-state-*.json")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			want, _ := os.ReadFile(f)
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, StateFile), want, 0o644)
+			st, err := LoadState(dir, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, StateFile))
+			if string(got) != string(want) {
+				t.Errorf("rewrite changed the file:\n%s", lineDiff(string(want), string(got)))
+			}
+		})
+	}
+}
+
+func TestNewKeysFollowTheOrderTheyWereAddedIn(t *testing.T) {
+	dir := t.TempDir()
+	st := NewState("i")
+	for _, n := range []string{"zeta", "alpha", "mid"} {
+		st.Record(n)
+	}
+	st.Save(dir)
+	data, _ := os.ReadFile(filepath.Join(dir, StateFile))
+	z, a, m := strings.Index(string(data), `"zeta"`), strings.Index(string(data), `"alpha"`), strings.Index(string(data), `"mid"`)
+	if !(z < a && a < m) {
+		t.Errorf("nodes not in walk order:\n%s", data)
+	}
+}
+
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
 }
