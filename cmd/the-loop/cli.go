@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -18,6 +19,8 @@ type Globals struct {
 	Repo    string `help:"Repository root." default:"." type:"string" placeholder:"DIR"`
 	Config  string `help:"Operator CLI config file (default: $THE_LOOP_CLI_CONFIG, ./.the-loop/cli-config.yaml, ~/.the-loop/cli-config.yaml)." type:"string" placeholder:"FILE"`
 	Verbose bool   `help:"Print diagnostics to stderr." short:"v"`
+
+	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
 // CLI is the command tree.
@@ -55,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Vars{
 			"checkFormats": strings.Join(checkFormatNames(), ","),
 			"textFormats":  "text,json",
+			"version":      version(),
 		},
 	)
 	if err != nil {
@@ -157,4 +161,12 @@ func (f EventFlags) event() (*graph.Event, error) {
 		return policy.ReadEvent(f.EventFile)
 	}
 	return policy.CommentEvent(f.Comment, f.Author)
+}
+
+// version is the module version the binary was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return "the-loop " + bi.Main.Version
+	}
+	return "the-loop (devel)"
 }

@@ -23,6 +23,7 @@ type checkView struct {
 // text and validation never drift from what exists.
 var checkFormats = map[string]checkFormat{
 	"table": tableFormat{},
+	"text":  tableFormat{}, // the name every other verb uses for it
 	"json":  jsonFormat{},
 }
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
@@ -40,10 +43,16 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 func writeGraphText(w io.Writer, gr *graph.Graph) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s v%d, start: %s\n", gr.Name, gr.Version, gr.Start)
+	for _, s := range gr.SkipSets {
+		fmt.Fprintf(&b, "  skip set %s: %s\n", s.Name, strings.Join(s.Nodes, ", "))
+	}
 	for _, n := range gr.Nodes {
 		var flags []string
 		if n.Required {
 			flags = append(flags, "required")
+		}
+		if n.Optional {
+			flags = append(flags, "optional")
 		}
 		if n.OptIn {
 			flags = append(flags, "opt-in")
@@ -70,7 +79,7 @@ func writeGraphText(w io.Writer, gr *graph.Graph) error {
 			}
 			names := make([]string, len(ch.chain))
 			for i, e := range ch.chain {
-				names[i] = e.Hook
+				names[i] = e.Hook + formatParams(e.Params)
 			}
 			fmt.Fprintf(&b, "      %-5s %s\n", ch.label+":", strings.Join(names, ", "))
 		}
@@ -80,4 +89,21 @@ func writeGraphText(w io.Writer, gr *graph.Graph) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// formatParams renders a chain entry's with: compactly, keys sorted, so two
+// entries of one hook read apart: record-feedback{into: design.md}.
+func formatParams(params map[string]any) string {
+	if len(params) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(params))
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		v, _ := json.Marshal(params[k])
+		if str, ok := params[k].(string); ok {
+			v = []byte(str)
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", k, v))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
