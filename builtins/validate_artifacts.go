@@ -236,18 +236,12 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	return out
 }
 
-// sectionParam reads with.sections leniently: CheckParams has refused
-// anything but a list of strings, but Run must not trust that it ran.
+// sectionParam reads a list-of-titles parameter leniently: CheckParams has
+// refused anything but a list of strings, but Run must not trust that it ran.
 func sectionParam(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			out[i] = pythonStr(e)
-		}
-		return out
+	switch v.(type) {
+	case []string, []any:
+		return slotEntries(v)
 	}
 	return nil
 }

@@ -153,6 +153,16 @@ func (w *wholeValues) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
+// engineWithEvent is engine for the verbs that hand a gate its replies.
+func (g *Globals) engineWithEvent(out *Output, l LoopFlags, ref string, f EventFlags) (*policy.Engine, policy.Selector, *graph.Event, error) {
+	ev, err := f.event()
+	if err != nil {
+		return nil, policy.Selector{}, nil, err
+	}
+	e, sel, err := g.engine(out, l, ref)
+	return e, sel, ev, err
+}
+
 func (f EventFlags) event() (*graph.Event, error) {
 	if f.EventFile != "" {
 		if len(f.Comment) > 0 {

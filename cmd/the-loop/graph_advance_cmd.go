@@ -25,11 +25,7 @@ Exit codes: 0 passed or waiting, 1 blocked or escalated, 2 could not run.`
 }
 
 func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
-	ev, err := c.event()
-	if err != nil {
-		return err
-	}
-	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
+	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags)
 	if err != nil {
 		return err
 	}

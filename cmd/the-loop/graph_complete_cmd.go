@@ -19,11 +19,7 @@ code is 0; 2 means it could not run at all.`
 }
 
 func (c *GraphCompleteCmd) Run(g *Globals, out *Output) error {
-	ev, err := c.event()
-	if err != nil {
-		return err
-	}
-	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
+	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags)
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,7 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if c.MaxNodes < 1 {
 		return fmt.Errorf("--max-nodes: got %d, want at least 1", c.MaxNodes)
 	}
-	ev, err := c.event()
-	if err != nil {
-		return err
-	}
-	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
+	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags)
 	if err != nil {
 		return err
 	}
