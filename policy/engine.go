@@ -50,6 +50,16 @@ type Engine struct {
 	log         *slog.Logger
 	events      graph.Emitter
 	integration graph.Integration
+	cliPath     string
+	notes       []string
+}
+
+// Notes are what the engine has to tell the user beside a verb's answer:
+// that it adopted the repository, or why it could not. Each call drains them.
+func (e *Engine) Notes() []string {
+	n := e.notes
+	e.notes = nil
+	return n
 }
 
 // RepoError is a --repo that cannot be used.
@@ -85,21 +95,10 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc, err := LoadHarnessConfig(abs)
-	if err != nil {
+	e := &Engine{Root: abs, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration}
+	if err := e.loadHarness(); err != nil {
 		return nil, err
 	}
-	// The operator's routing.graph.specDir only stands in for a repository
-	// that has no harness config of its own to say where its specs live.
-	override := ""
-	if !hc.Initialized() {
-		override = cli.SpecDirOverride()
-	}
-	specRoot, err := hc.ResolveSpecDir(override)
-	if err != nil {
-		return nil, err
-	}
-	e := &Engine{Root: abs, SpecRoot: specRoot, Harness: hc, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -113,6 +112,57 @@ func Open(opts Options) (*Engine, error) {
 		e.integration = graph.NoIntegration{}
 	}
 	return e, nil
+}
+
+// loadHarness reads the repository's harness config and resolves the spec
+// root from it.
+func (e *Engine) loadHarness() error {
+	hc, err := LoadHarnessConfig(e.Root)
+	if err != nil {
+		return err
+	}
+	// The operator's routing.graph.specDir only stands in for a repository
+	// that has no harness config of its own to say where its specs live.
+	override := ""
+	if !hc.Initialized() {
+		override = e.CLI.SpecDirOverride()
+	}
+	specRoot, err := hc.ResolveSpecDir(override)
+	if err != nil {
+		return err
+	}
+	e.Harness, e.SpecRoot = hc, specRoot
+	return nil
+}
+
+// adopt gives an unadopted repository the built-in harness config before a
+// verb moves item, so the run that adopts it already reads it as adopted.
+// An item of the contribution loop never adopts its host repository: a
+// guest does not install itself. Failing to adopt never fails the verb; the
+// reason becomes a note.
+func (e *Engine) adopt(item string, sel Selector) error {
+	if e.Harness.Initialized() || (sel.PR == 0 && e.recordedLoop(item) == graph.ContributionLoop) {
+		return nil
+	}
+	outcome, err := scaffold(e.Root, "", "", false)
+	switch {
+	case err != nil:
+		e.notes = append(e.notes, "not adopting this repository: "+err.Error())
+		e.log.Warn("not adopting the repository", "root", e.Root, "err", err)
+		return nil
+	case outcome != ScaffoldWritten:
+		return nil
+	}
+	path := relFile(e.Root, filepath.Join(e.Root, ConfigDir, HarnessConfigFile))
+	e.notes = append(e.notes, "adopted this repository: wrote "+path+" with the built-in defaults; tailor it and commit it")
+	e.emit("harness.config_scaffolded", "info", map[string]any{"work_item": item, "path": path})
+	return e.loadHarness()
+}
+
+func (e *Engine) emit(event, level string, fields map[string]any) {
+	if err := e.events.Emit(event, level, fields); err != nil {
+		e.log.Warn("could not write event", "event", event, "err", err)
+	}
 }
 
 // shippedLoops compiles each shipped loop once per process, on first use
@@ -286,6 +336,9 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 // as the reference tool's CLI does: entering (and the start node's entry
 // chain) is the ingress's job.
 func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
+	if err := e.adopt(item, sel); err != nil {
+		return nil, err
+	}
 	rt, err := e.Runtime(item, sel)
 	if err != nil {
 		return nil, err
@@ -295,6 +348,9 @@ func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Ste
 
 // Complete is a completion claim for item's current (or named) node.
 func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Event) (*graph.Completion, error) {
+	if err := e.adopt(item, sel); err != nil {
+		return nil, err
+	}
 	rt, err := e.Runtime(item, sel)
 	if err != nil {
 		return nil, err
@@ -304,6 +360,11 @@ func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Even
 
 // Run advances item until it waits, blocks, escalates or completes.
 func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *graph.Event) (*graph.RunReport, error) {
+	if !dryRun {
+		if err := e.adopt(item, sel); err != nil {
+			return nil, err
+		}
+	}
 	rt, err := e.Runtime(item, sel)
 	if err != nil {
 		return nil, err
@@ -313,6 +374,9 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 
 // Skip declares skips for item.
 func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Selector) (*graph.SkipDeclaration, error) {
+	if err := e.adopt(item, sel); err != nil {
+		return nil, err
+	}
 	rt, err := e.Runtime(item, sel)
 	if err != nil {
 		return nil, err
@@ -322,6 +386,9 @@ func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Se
 
 // Force moves item's pointer to node.
 func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.Forcing, error) {
+	if err := e.adopt(item, sel); err != nil {
+		return nil, err
+	}
 	rt, err := e.Runtime(item, sel)
 	if err != nil {
 		return nil, err

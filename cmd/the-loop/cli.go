@@ -21,6 +21,9 @@ type Globals struct {
 	Verbose bool   `help:"Print diagnostics to stderr." short:"v"`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	// opened is the engine a verb opened, whose notes are printed at the end.
+	opened *policy.Engine
 }
 
 // CLI is the command tree.
@@ -28,6 +31,7 @@ type CLI struct {
 	Globals
 
 	Check  CheckCmd  `cmd:"" help:"Evaluate work items against their checked-in artifacts; writes nothing."`
+	Init   InitCmd   `cmd:"" help:"Adopt the repository: write the default harness config and create the spec directory."`
 	Graph  GraphCmd  `cmd:"" help:"Inspect the process graph and move a work item through it."`
 	Config ConfigCmd `cmd:"" help:"Validate configuration and print the embedded schemas."`
 }
@@ -75,6 +79,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &Output{Stdout: stdout, Stderr: stderr}
 	err = ctx.Run(&cli.Globals, out)
+	if cli.opened != nil {
+		for _, n := range cli.opened.Notes() {
+			fmt.Fprintf(stderr, "the-loop: note: %s\n", n)
+		}
+	}
 	return report(err, stderr)
 }
 
@@ -98,7 +107,9 @@ func (g *Globals) open(out *Output) (*policy.Engine, error) {
 	if g.Verbose {
 		opts.Log = slog.New(slog.NewTextHandler(out.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return policy.Open(opts)
+	e, err := policy.Open(opts)
+	g.opened = e
+	return e, err
 }
 
 // LoopFlags select an inner pull-request loop.

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/the-loop/the-loop/policy"
+)
+
+// InitCmd is `the-loop init`.
+type InitCmd struct {
+	GitHub string `name:"github" help:"The repository tickets are filed in, OWNER/NAME (default: the origin remote's, when it is on GitHub)." placeholder:"OWNER/NAME"`
+	DryRun bool   `help:"Say what would be done, and write nothing."`
+	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+}
+
+func (c *InitCmd) Help() string {
+	return `init writes .the-loop/harness-config.yaml with the built-in defaults when the
+repository has no harness config (under either name), names the GitHub
+repository in ticketing.github, and creates the spec directory. It never
+overwrites an existing config, and running it twice changes nothing. The
+graph verbs that move an item adopt a repository the same way, without the
+GitHub name; check and the other read-only verbs never write.`
+}
+
+func (c *InitCmd) Run(g *Globals, out *Output) error {
+	e, err := g.open(out)
+	if err != nil {
+		return err
+	}
+	rep, err := e.Init(c.GitHub, c.DryRun)
+	if err != nil {
+		return err
+	}
+	if c.Format == "json" {
+		return writeJSON(out.Stdout, rep)
+	}
+	var b strings.Builder
+	would := func(done, planned string) string {
+		if rep.DryRun {
+			return planned
+		}
+		return done
+	}
+	switch rep.Outcome {
+	case policy.ScaffoldWritten:
+		fmt.Fprintf(&b, "%s %s with the built-in defaults\n", would("wrote", "would write"), rep.Config)
+		if rep.Origin != "" {
+			fmt.Fprintf(&b, "  ticketing.github: %s (from %s)\n", rep.Origin, rep.OriginFrom)
+		} else {
+			fmt.Fprintln(&b, "  ticketing.github: left empty (no --github, and no GitHub origin remote)")
+		}
+	default:
+		fmt.Fprintf(&b, "%s is already there; left as it is\n", rep.Config)
+	}
+	if rep.SpecDirCreated {
+		fmt.Fprintf(&b, "%s the spec directory %s\n", would("created", "would create"), rep.SpecDir)
+	} else {
+		fmt.Fprintf(&b, "spec directory %s is there\n", rep.SpecDir)
+	}
+	if rep.Outcome == policy.ScaffoldWritten && !rep.DryRun {
+		fmt.Fprintln(&b, "next: tailor the config (`the-loop config schema harness` lists every key), commit it, and create a work item folder under the spec directory")
+	}
+	_, err = fmt.Fprint(out.Stdout, b.String())
+	return err
+}

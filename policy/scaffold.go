@@ -1,0 +1,144 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/graphs"
+)
+
+// What Scaffold did.
+const (
+	// ScaffoldWritten: the built-in default was written.
+	ScaffoldWritten = "written"
+	// ScaffoldPresent: a harness config (of either name) was already there;
+	// nothing was touched.
+	ScaffoldPresent = "present"
+	// ScaffoldFailed ("") : nothing could be written; a warning says why.
+	ScaffoldFailed = ""
+)
+
+// SchemaURL is where editors fetch the harness config's schema from, named
+// in the written file's yaml-language-server line.
+const SchemaURL = "https://raw.githubusercontent.com/the-loop/the-loop/main/policy/schemas/harness-config.schema.json"
+
+// provenance heads every file Scaffold writes, so the next person to open it
+// knows who put it there and how to make it their own.
+const provenance = "# yaml-language-server: $schema=" + SchemaURL + `
+# Written by the-loop when it adopted this repository, with its built-in
+# defaults. Tailor it and commit it: run ` + "`the-loop init`" + ` to re-check it,
+# ` + "`the-loop config schema harness`" + ` prints every key. the-loop never
+# overwrites this file once it exists.
+`
+
+// githubNamePattern is GitHub's owner and repository charset: no quote, no
+// newline, no colon, so a name that passes cannot extend or re-key YAML.
+var githubNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// ValidGitHubName reports whether s may be written into ticketing.github.
+func ValidGitHubName(s string) bool { return githubNamePattern.MatchString(s) }
+
+// Scaffold adopts root with the built-in default harness config: it writes
+// .the-loop/harness-config.yaml when no harness config exists under either
+// name, and returns ScaffoldWritten, ScaffoldPresent or ScaffoldFailed. It
+// never fails its caller; what went wrong is logged as a warning on
+// slog.Default. owner and repo are written into ticketing.github only when
+// both are plain GitHub names; anything else is dropped, never escaped.
+//
+// Whether adopting is appropriate at all (a contribution must never adopt
+// its host repository) is the caller's decision.
+func Scaffold(root, owner, repo string) string {
+	outcome, err := scaffold(root, owner, repo, false)
+	if err != nil {
+		slog.Warn("not adopting the repository", "root", root, "err", err)
+	}
+	return outcome
+}
+
+// scaffold is Scaffold returning its reason; dryRun decides without writing.
+func scaffold(root, owner, repo string, dryRun bool) (string, error) {
+	if FindHarnessConfig(root) != "" {
+		return ScaffoldPresent, nil
+	}
+	dir := filepath.Join(root, ConfigDir)
+	if err := adoptableDir(root, dir); err != nil {
+		return ScaffoldFailed, err
+	}
+	if dryRun {
+		return ScaffoldWritten, nil
+	}
+	body := provenance + withOrigin(string(graphs.DefaultHarnessConfig()), owner, repo)
+	target := filepath.Join(dir, HarnessConfigFile)
+	if err := graph.WriteFileAtomic(target, []byte(body), 0o644); err != nil {
+		return ScaffoldFailed, err
+	}
+	return ScaffoldWritten, nil
+}
+
+// adoptableDir refuses a .the-loop that is a symlink, or that resolves
+// outside the checkout: a cloned repository carries whatever its
+// contributors committed, and a constant name is not a constant destination.
+func adoptableDir(root, dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("inspect %s: %w", dir, err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symlink; the-loop only writes its config into a real directory inside the checkout", relFile(root, dir))
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", relFile(root, dir))
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("inspect %s: %w", dir, err)
+	}
+	top, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("inspect %s: %w", root, err)
+	}
+	if !within(top, real) {
+		return fmt.Errorf("%s resolves outside the checkout (%s)", relFile(root, dir), real)
+	}
+	return nil
+}
+
+var (
+	topLevelKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)
+	emptyOwner  = regexp.MustCompile(`^(\s+)owner: ""\s*$`)
+	emptyRepo   = regexp.MustCompile(`^(\s+)repo: ""\s*$`)
+)
+
+// withOrigin names owner/repo in the template's ticketing block by a
+// line-anchored replacement, bounded at the next top-level key, so every
+// comment of the template survives (a YAML round trip would drop them all).
+// Both names must pass ValidGitHubName, or the template is returned as it is.
+func withOrigin(template, owner, repo string) string {
+	if !ValidGitHubName(owner) || !ValidGitHubName(repo) {
+		return template
+	}
+	lines := strings.Split(template, "\n")
+	inTicketing := false
+	for i, line := range lines {
+		if topLevelKey.MatchString(line) {
+			inTicketing = strings.HasPrefix(line, "ticketing:")
+			continue
+		}
+		if !inTicketing {
+			continue
+		}
+		if m := emptyOwner.FindStringSubmatch(line); m != nil {
+			lines[i] = m[1] + `owner: "` + owner + `"`
+		} else if m := emptyRepo.FindStringSubmatch(line); m != nil {
+			lines[i] = m[1] + `repo: "` + repo + `"`
+		}
+	}
+	return strings.Join(lines, "\n")
+}
