@@ -11,6 +11,7 @@ require (
 )
 
 require (
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect

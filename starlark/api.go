@@ -1,0 +1,56 @@
+package starlark
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Module is one declared module: a repository-relative .star file (Path),
+// or a dotted name resolved on the operator's hook path (Dotted, "a.b" ->
+// a/b.star). File and Line locate the declaration, for errors.
+type Module struct {
+	Path   string
+	Dotted string
+	File   string
+	Line   int
+}
+
+// Label names the module in messages.
+func (m Module) Label() string {
+	if m.Path != "" {
+		return m.Path
+	}
+	return m.Dotted
+}
+
+// Limits bound every hook call (and every module's top level).
+type Limits struct {
+	// Steps is the Starlark step budget per call.
+	Steps uint64
+	// Deadline is the wall-clock limit per call.
+	Deadline time.Duration
+	// ReadBytes bounds one ctx.repo.read; ReadTotal all reads of one call.
+	ReadBytes, ReadTotal int64
+	// Heap bounds the Go heap growth a call may cause before it is stopped.
+	Heap uint64
+}
+
+// DefaultLimits are used where the CLI config says nothing.
+var DefaultLimits = Limits{
+	Steps:     10_000_000,
+	Deadline:  5 * time.Second,
+	ReadBytes: 1 << 20,
+	ReadTotal: 64 << 20,
+	Heap:      256 << 20,
+}
+
+// Options configure Load.
+type Options struct {
+	// Repo is the repository root, absolute.
+	Repo string
+	// HookPath lists the directories a dotted module is resolved in.
+	HookPath []string
+	Limits   Limits
+	// Log receives print() output (debug) and diagnostics; nil discards.
+	Log *slog.Logger
+}
