@@ -82,11 +82,27 @@ func nonNil(s []string) []string {
 // anything a repository declares.
 type HooksReport struct {
 	Shipped []string `json:"shipped"`
+	// Declared is the repository's graph.hooks, as written.
+	Declared Declaration `json:"declared"`
+	// RepoHooks is false when this machine refuses repository hooks.
+	RepoHooks bool `json:"repoHooks"`
+	// Executed is always false: listing runs nothing.
+	Executed bool `json:"executed"`
 }
 
-// Hooks lists the shipped hooks.
-func (e *Engine) Hooks() HooksReport {
-	return HooksReport{Shipped: builtins.Registry().Names()}
+// Hooks lists the shipped hooks and what the repository declares, executing
+// none of it, so an operator can inspect a repository before adopting its
+// code. A declaration that is malformed is an error; one whose modules would
+// fail to load is listed all the same.
+func (e *Engine) Hooks() (HooksReport, error) {
+	decl, err := e.Declaration()
+	if decl.Modules == nil {
+		decl.Modules = []ModuleRef{}
+	}
+	if decl.Attach == nil {
+		decl.Attach = []AttachRef{}
+	}
+	return HooksReport{Shipped: builtins.Registry().Names(), Declared: decl, RepoHooks: e.CLI.RepoHooks()}, err
 }
 
 // SpecDirRel is the spec root relative to the repository, slash-separated.

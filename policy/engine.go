@@ -50,16 +50,25 @@ type Engine struct {
 	log         *slog.Logger
 	events      graph.Emitter
 	integration graph.Integration
-	cliPath     string
+	mu          sync.Mutex // guards notes and refused: check runs items in parallel
 	notes       []string
+	refused     bool
 }
 
 // Notes are what the engine has to tell the user beside a verb's answer:
 // that it adopted the repository, or why it could not. Each call drains them.
 func (e *Engine) Notes() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	n := e.notes
 	e.notes = nil
 	return n
+}
+
+func (e *Engine) note(msg string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.notes = append(e.notes, msg)
 }
 
 // RepoError is a --repo that cannot be used.
@@ -147,14 +156,14 @@ func (e *Engine) adopt(item string, sel Selector) error {
 	outcome, err := scaffold(e.Root, "", "", false)
 	switch {
 	case err != nil:
-		e.notes = append(e.notes, "not adopting this repository: "+err.Error())
+		e.note("not adopting this repository: " + err.Error())
 		e.log.Warn("not adopting the repository", "root", e.Root, "err", err)
 		return nil
 	case outcome != ScaffoldWritten:
 		return nil
 	}
 	path := relFile(e.Root, filepath.Join(e.Root, ConfigDir, HarnessConfigFile))
-	e.notes = append(e.notes, "adopted this repository: wrote "+path+" with the built-in defaults; tailor it and commit it")
+	e.note("adopted this repository: wrote " + path + " with the built-in defaults; tailor it and commit it")
 	e.emit("harness.config_scaffolded", "info", map[string]any{"work_item": item, "path": path})
 	return e.loadHarness()
 }
@@ -210,6 +219,11 @@ type Selector struct {
 // agent-written, so nothing else may select a graph), else the work-item
 // loop.
 func (e *Engine) Runtime(item string, sel Selector) (*graph.Runtime, error) {
+	return e.runtime(item, sel, true)
+}
+
+// runtime builds item's runtime; emit is false for pure evaluations.
+func (e *Engine) runtime(item string, sel Selector, emit bool) (*graph.Runtime, error) {
 	rt := &graph.Runtime{
 		Repo: e.Root, SpecRoot: e.SpecRoot, Config: e.Harness.Doc, Integration: e.integration,
 		Events: e.events, Log: e.log,
@@ -235,7 +249,9 @@ func (e *Engine) Runtime(item string, sel Selector) (*graph.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt.Graph = g
+	if rt.Graph, err = e.extend(g, emit); err != nil {
+		return nil, err
+	}
 	return rt, nil
 }
 
@@ -324,7 +340,7 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 }
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
-	rt, err := e.Runtime(item, sel)
+	rt, err := e.runtime(item, sel, false)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +381,7 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 			return nil, err
 		}
 	}
-	rt, err := e.Runtime(item, sel)
+	rt, err := e.runtime(item, sel, !dryRun)
 	if err != nil {
 		return nil, err
 	}

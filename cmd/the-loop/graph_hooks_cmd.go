@@ -15,7 +15,10 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	rep := e.Hooks()
+	rep, err := e.Hooks()
+	if err != nil {
+		return err
+	}
 	if c.Format == "json" {
 		return writeJSON(out.Stdout, rep)
 	}
@@ -23,6 +26,27 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	fmt.Fprintf(&b, "shipped hooks (%d):\n", len(rep.Shipped))
 	for _, h := range rep.Shipped {
 		fmt.Fprintf(&b, "  %s\n", h)
+	}
+	d := rep.Declared
+	if d.Empty() {
+		fmt.Fprintln(&b, "\nthis repository declares no hooks of its own")
+	} else {
+		fmt.Fprintf(&b, "\nthis repository declares %d module(s) and %d attachment(s) in %s (nothing has been executed):\n", len(d.Modules), len(d.Attach), d.File)
+		for _, m := range d.Modules {
+			kind := "path  "
+			if m.Module != "" {
+				kind = "module"
+			}
+			fmt.Fprintf(&b, "  %s %s\n", kind, m.Label())
+		}
+		for _, a := range d.Attach {
+			fmt.Fprintf(&b, "  attach %s -> %s (%s)%s\n", a.Hook, a.Node, a.Boundary, formatParams(a.With))
+		}
+		if rep.RepoHooks {
+			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line.")
+		} else {
+			fmt.Fprintln(&b, "\nthis machine refuses repository hooks (routing.graph.repoHooks is false): none of them will run.")
+		}
 	}
 	_, err = fmt.Fprint(out.Stdout, b.String())
 	return err

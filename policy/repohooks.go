@@ -1,0 +1,103 @@
+package policy
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/starlark"
+)
+
+// A repository's hooks are loaded once per process however many items are
+// checked: the modules execute once per (repository, declaration), and each
+// loop is extended once per (loop, repository, declaration). Editing a hook
+// module therefore takes effect in the next process.
+var (
+	hookTables   sync.Map // repoKey -> *loaded[map[string]graph.Hook]
+	extendedLoop sync.Map // loopKey -> *loaded[*graph.Graph]
+)
+
+type loaded[T any] struct {
+	once  sync.Once
+	value T
+	err   error
+}
+
+func cached[T any](m *sync.Map, key string, build func() (T, error)) (T, error) {
+	v, _ := m.LoadOrStore(key, &loaded[T]{})
+	l := v.(*loaded[T])
+	l.once.Do(func() { l.value, l.err = build() })
+	return l.value, l.err
+}
+
+// Declaration is the repository's graph.hooks, read without executing
+// anything.
+func (e *Engine) Declaration() (Declaration, error) { return ReadDeclaration(e.Harness) }
+
+// extend returns the shipped loop g with this repository's hooks applied,
+// loading them on first use. With routing.graph.repoHooks false nothing is
+// executed and g is returned as shipped; the refusal is said once. emit is
+// false for pure evaluations, which write no event.
+func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
+	decl, err := e.Declaration()
+	if err != nil || decl.Empty() {
+		return g, err
+	}
+	if !e.CLI.RepoHooks() {
+		e.refuse(decl, emit)
+		return g, nil
+	}
+	repoKey := e.Root + "\x00" + decl.Digest()
+	table, err := cached(&hookTables, repoKey, func() (map[string]graph.Hook, error) {
+		table, err := starlark.Load(e.modules(decl), e.starlarkOptions())
+		if err == nil && emit {
+			e.emit("graph.repo_hooks_loaded", "info", map[string]any{"repo": e.Root, "modules": len(decl.Modules), "attachments": len(decl.Attach)})
+		}
+		return table, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cached(&extendedLoop, g.Name+"\x00"+repoKey, func() (*graph.Graph, error) {
+		return graph.Apply(g, table, e.attachments(decl))
+	})
+}
+
+func (e *Engine) refuse(decl Declaration, emit bool) {
+	e.mu.Lock()
+	said := e.refused
+	e.refused = true
+	e.mu.Unlock()
+	if said {
+		return
+	}
+	msg := fmt.Sprintf("%s declares %d hook module(s) and %d attachment(s); this machine refuses repository hooks (routing.graph.repoHooks is false), so none was executed and none will run", e.Root, len(decl.Modules), len(decl.Attach))
+	e.note(msg)
+	e.log.Warn(msg)
+	if emit {
+		e.emit("graph.repo_hooks_refused", "warning", map[string]any{"repo": e.Root, "modules": len(decl.Modules), "attachments": len(decl.Attach)})
+	}
+}
+
+func (e *Engine) modules(d Declaration) []starlark.Module {
+	out := make([]starlark.Module, len(d.Modules))
+	for i, m := range d.Modules {
+		out[i] = starlark.Module{Path: m.Path, Dotted: m.Module, File: d.File, Line: m.Line}
+	}
+	return out
+}
+
+func (e *Engine) attachments(d Declaration) []graph.Attachment {
+	out := make([]graph.Attachment, len(d.Attach))
+	for i, a := range d.Attach {
+		out[i] = graph.Attachment{Hook: a.Hook, Node: a.Node, Boundary: graph.Boundary(a.Boundary), Params: a.With, File: d.File, Line: a.Line}
+	}
+	return out
+}
+
+func (e *Engine) starlarkOptions() starlark.Options {
+	limits := starlark.DefaultLimits
+	limits.Steps = e.CLI.HookStepBudget()
+	limits.Deadline = e.CLI.HookDeadline()
+	return starlark.Options{Repo: e.Root, HookPath: e.CLI.HookPath(), Limits: limits, Log: e.log}
+}
