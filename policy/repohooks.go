@@ -34,6 +34,16 @@ func cached[T any](m *sync.Map, key string, build func() (T, error)) (T, error) 
 // anything.
 func (e *Engine) Declaration() (Declaration, error) { return ReadDeclaration(e.Harness) }
 
+// Graph is the shipped loop name as this repository walks it: with its own
+// hooks appended, unless this machine refuses them.
+func (e *Engine) Graph(name string) (*graph.Graph, error) {
+	g, err := Loop(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.extend(g, false)
+}
+
 // extend returns the shipped loop g with this repository's hooks applied,
 // loading them on first use. With routing.graph.repoHooks false nothing is
 // executed and g is returned as shipped; the refusal is said once. emit is

@@ -20,7 +20,8 @@ type GraphShowCmd struct {
 }
 
 func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
-	if _, err := g.open(out); err != nil {
+	e, err := g.open(out)
+	if err != nil {
 		return err
 	}
 	name := c.Loop
@@ -30,7 +31,7 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 	case name == "":
 		name = graph.WorkItemLoop
 	}
-	gr, err := policy.Loop(name)
+	gr, err := e.Graph(name)
 	if err != nil {
 		return err
 	}

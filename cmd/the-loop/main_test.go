@@ -25,6 +25,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", home)
 			env.Setenv("THE_LOOP_CLI_CONFIG", "")
 			env.Setenv("THE_LOOP_HOOK_PATH", "")
+			// Fixture repositories shared with Go tests and the docs.
+			repos, err := filepath.Abs(filepath.Join("..", "..", "testdata", "repos"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("REPOS", repos)
 			return os.MkdirAll(home, 0o755)
 		},
 		RequireExplicitExec: false,
