@@ -54,3 +54,23 @@ type Options struct {
 	// Log receives print() output (debug) and diagnostics; nil discards.
 	Log *slog.Logger
 }
+
+// withDefaults fills every zero field of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	if l.Steps == 0 {
+		l.Steps = DefaultLimits.Steps
+	}
+	if l.Deadline <= 0 {
+		l.Deadline = DefaultLimits.Deadline
+	}
+	if l.ReadBytes <= 0 {
+		l.ReadBytes = DefaultLimits.ReadBytes
+	}
+	if l.ReadTotal <= 0 {
+		l.ReadTotal = DefaultLimits.ReadTotal
+	}
+	if l.Heap == 0 {
+		l.Heap = DefaultLimits.Heap
+	}
+	return l
+}

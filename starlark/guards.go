@@ -1,0 +1,708 @@
+package starlark
+
+// Guards against single operations that allocate without bound.
+//
+// Starlark checks for cancellation between instructions, so the watchdog in
+// limits.go can stop a hook that grows its heap step by step, but not a
+// single builtin call that allocates a gigabyte before returning:
+// "x" * (1 << 30), s.replace("x", s), sep.join(...), "%s" % ([s] * 1000),
+// list(range(1 << 40)). Every operation whose result can be much larger
+// than its operands is therefore estimated before it runs, and refused when
+// the estimate would take the heap past the memory limit. The operators are
+// reached by rewriting the syntax tree (rewrite.go): x * y becomes
+// $mul(x, y), x % y becomes $mod(x, y), x.replace becomes $attr(x,
+// "replace"), and so on; the universal functions that materialise or
+// stringify a value are replaced by wrappers here. An operation that only
+// walks what already exists (min, max, any, all, sorted, ...) is charged
+// steps for its length, so an iteration over range(1 << 62) inside a
+// builtin exhausts the step budget instead of running for ever.
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+)
+
+// Per-element estimates, in bytes, of what a materialised value costs.
+const (
+	sizeSlot  = 16 // one Value in a list or tuple
+	sizeEntry = 64 // one dict or set entry
+	sizePiece = 32 // one string produced by split: its slot and header
+)
+
+// maxIntBits bounds the result of an integer multiplication.
+const maxIntBits = 1 << 20
+
+// maxIntDigits bounds the string int() parses (as Python does), since
+// parsing a decimal is quadratic.
+const maxIntDigits = 4300
+
+// guardedAttrs are the method names rewrite.go routes through $attr.
+var guardedAttrs = map[string]bool{
+	"format": true, "join": true, "replace": true, "split": true, "rsplit": true,
+	"splitlines": true, "extend": true, "union": true, "update": true,
+	"symmetric_difference": true, "intersection": true, "difference": true,
+	"issubset": true, "issuperset": true,
+}
+
+// sizer estimates the length of a value's str() without building it. Each
+// container is measured once (by identity), so a structure that refers to
+// the same large value many times is measured in time proportional to its
+// distinct parts while its estimate still counts every reference. Every sum
+// saturates at cap.
+type sizer struct {
+	cap  uint64
+	memo map[unsafe.Pointer]uint64
+}
+
+func newSizer(limit uint64) *sizer {
+	return &sizer{cap: limit + 1, memo: map[unsafe.Pointer]uint64{}}
+}
+
+func (z *sizer) add(a, b uint64) uint64 {
+	if s := a + b; s >= a && s < z.cap {
+		return s
+	}
+	return z.cap
+}
+
+func (z *sizer) mul(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 || lo >= z.cap {
+		return z.cap
+	}
+	return lo
+}
+
+// inProgress marks a container being measured, so a cycle (printed "[...]")
+// ends the recursion.
+const inProgress = ^uint64(0)
+
+func (z *sizer) container(key unsafe.Pointer, measure func() uint64) uint64 {
+	if key == nil {
+		return measure()
+	}
+	if n, ok := z.memo[key]; ok {
+		if n == inProgress {
+			return 5
+		}
+		return n
+	}
+	z.memo[key] = inProgress
+	n := measure()
+	z.memo[key] = n
+	return n
+}
+
+func (z *sizer) size(v sl.Value) uint64 {
+	switch v := v.(type) {
+	case sl.String:
+		return z.add(uint64(len(v)), 2)
+	case sl.Bytes:
+		return z.add(uint64(len(v)), 3)
+	case sl.Int:
+		if _, ok := v.Int64(); ok {
+			return 20
+		}
+		return uint64(v.BigInt().BitLen()/3 + 2)
+	case sl.Float:
+		return 32
+	case sl.Bool, sl.NoneType:
+		return 5
+	case *sl.List:
+		return z.container(unsafe.Pointer(v), func() uint64 { return z.elems(v.Len(), v.Index) })
+	case sl.Tuple:
+		if len(v) == 0 {
+			return 2
+		}
+		return z.container(unsafe.Pointer(unsafe.SliceData(v)), func() uint64 { return z.elems(len(v), v.Index) })
+	case *sl.Dict:
+		return z.container(unsafe.Pointer(v), func() uint64 {
+			n := uint64(2)
+			for _, kv := range v.Items() {
+				n = z.add(n, z.add(z.add(z.size(kv[0]), z.size(kv[1])), 4))
+				if n >= z.cap {
+					break
+				}
+			}
+			return n
+		})
+	case *sl.Set:
+		return z.container(unsafe.Pointer(v), func() uint64 {
+			n := uint64(5)
+			for x := range v.Elements() {
+				n = z.add(n, z.add(z.size(x), 2))
+				if n >= z.cap {
+					break
+				}
+			}
+			return n
+		})
+	case *starlarkstruct.Struct:
+		return z.container(unsafe.Pointer(v), func() uint64 {
+			n := z.size(v.Constructor())
+			for name, x := range v.Entries() {
+				n = z.add(n, z.add(z.size(x), uint64(len(name)+3)))
+				if n >= z.cap {
+					break
+				}
+			}
+			return n
+		})
+	}
+	if n := sl.Len(v); n > 0 {
+		return z.add(64, z.mul(uint64(n), 8))
+	}
+	return 64
+}
+
+func (z *sizer) elems(n int, at func(int) sl.Value) uint64 {
+	total := uint64(2)
+	for i := range n {
+		total = z.add(total, z.add(z.size(at(i)), 2))
+		if total >= z.cap {
+			break
+		}
+	}
+	return total
+}
+
+// strSize estimates len(str(v)), saturating just above limit.
+func strSize(v sl.Value, limit uint64) uint64 { return newSizer(limit).size(v) }
+
+// largestArg is the largest str() estimate among the values a format may
+// substitute: the elements of a tuple, the values of a mapping, or v.
+func (z *sizer) largestArg(v sl.Value) uint64 {
+	var most uint64
+	switch v := v.(type) {
+	case sl.Tuple:
+		for _, x := range v {
+			most = max(most, z.size(x))
+		}
+	case *sl.Dict:
+		for _, kv := range v.Items() {
+			most = max(most, z.size(kv[1]))
+		}
+	default:
+		most = z.size(v)
+	}
+	return most
+}
+
+// guardMul checks x * y before it runs.
+func guardMul(st *callState, x, y sl.Value) error {
+	if n, ok := x.(sl.Int); ok {
+		if m, ok := y.(sl.Int); ok {
+			return guardIntMul(n, m)
+		}
+		return guardRepeat(st, y, n)
+	}
+	if n, ok := y.(sl.Int); ok {
+		return guardRepeat(st, x, n)
+	}
+	return nil
+}
+
+func intBits(x sl.Int) int {
+	if i, ok := x.Int64(); ok {
+		if i < 0 {
+			i = -i
+		}
+		return bits.Len64(uint64(i))
+	}
+	return x.BigInt().BitLen()
+}
+
+func guardIntMul(x, y sl.Int) error {
+	if _, ok := x.Int64(); ok {
+		if _, ok := y.Int64(); ok {
+			if intBits(x)+intBits(y) < 63 {
+				return nil
+			}
+		}
+	}
+	if b := intBits(x) + intBits(y); b > maxIntBits {
+		return fmt.Errorf("integer product of about %d bits exceeds the limit of %d bits", b, maxIntBits)
+	}
+	return nil
+}
+
+// guardRepeat checks seq * n for the sequences Starlark repeats.
+func guardRepeat(st *callState, seq sl.Value, n sl.Int) error {
+	count, ok := n.Int64()
+	if !ok || count <= 1 || count > math.MaxInt32 {
+		return nil // upstream reports a count too large; nothing is allocated
+	}
+	var unit uint64
+	switch s := seq.(type) {
+	case sl.String:
+		unit = uint64(len(s))
+	case sl.Bytes:
+		unit = uint64(len(s))
+	case *sl.List:
+		unit = uint64(s.Len()) * sizeSlot
+	case sl.Tuple:
+		unit = uint64(len(s)) * sizeSlot
+	default:
+		return nil
+	}
+	hi, est := bits.Mul64(unit, uint64(count))
+	if hi != 0 {
+		est = ^uint64(0)
+	}
+	return st.allow(est, fmt.Sprintf("repeating a %s of length %d %d times", seq.Type(), sl.Len(seq), count))
+}
+
+// guardFormat checks format % args and format.format(...) for the growth a
+// format can cause: each directive substitutes at most the largest
+// argument.
+func guardFormat(st *callState, format string, directive byte, args ...sl.Value) error {
+	z := newSizer(st.limits.Heap)
+	var most uint64
+	for _, a := range args {
+		most = max(most, z.largestArg(a))
+	}
+	n := uint64(strings.Count(format, string(directive)))
+	est := z.add(uint64(len(format)), z.mul(n, most))
+	return st.allow(est, "formatting a string")
+}
+
+func internalArgs(name string, args sl.Tuple, kwargs []sl.Tuple, n int) error {
+	if len(args) != n || len(kwargs) != 0 {
+		return fmt.Errorf("internal error: %s called with %d arguments", name, len(args))
+	}
+	return nil
+}
+
+// mulBuiltin is $mul, which x * y is rewritten to.
+func mulBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("*", args, kwargs, 2); err != nil {
+		return nil, err
+	}
+	st, err := stateOf(thread)
+	if err != nil {
+		return nil, err
+	}
+	if err := guardMul(st, args[0], args[1]); err != nil {
+		return nil, err
+	}
+	return sl.Binary(syntax.STAR, args[0], args[1])
+}
+
+// guardAdd checks x + y for the sequences Starlark concatenates.
+func guardAdd(st *callState, x, y sl.Value) error {
+	var est uint64
+	switch x := x.(type) {
+	case sl.Int, sl.Float:
+		return nil
+	case sl.String:
+		est = uint64(len(x))
+	case sl.Bytes:
+		est = uint64(len(x))
+	case *sl.List:
+		est = uint64(x.Len()) * sizeSlot
+	case sl.Tuple:
+		est = uint64(len(x)) * sizeSlot
+	default:
+		return nil
+	}
+	switch y := y.(type) {
+	case sl.String:
+		est += uint64(len(y))
+	case sl.Bytes:
+		est += uint64(len(y))
+	case *sl.List:
+		est += uint64(y.Len()) * sizeSlot
+	case sl.Tuple:
+		est += uint64(len(y)) * sizeSlot
+	}
+	return st.allow(est, "concatenation")
+}
+
+// addBuiltin is $add, which x + y is rewritten to.
+func addBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("+", args, kwargs, 2); err != nil {
+		return nil, err
+	}
+	switch args[0].(type) {
+	case sl.Int, sl.Float:
+	default:
+		st, err := stateOf(thread)
+		if err != nil {
+			return nil, err
+		}
+		if err := guardAdd(st, args[0], args[1]); err != nil {
+			return nil, err
+		}
+	}
+	return sl.Binary(syntax.PLUS, args[0], args[1])
+}
+
+// modBuiltin is $mod, which x % y (and x %= y) is rewritten to.
+func modBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("%", args, kwargs, 2); err != nil {
+		return nil, err
+	}
+	if f, ok := args[0].(sl.String); ok {
+		st, err := stateOf(thread)
+		if err != nil {
+			return nil, err
+		}
+		if err := guardFormat(st, string(f), '%', args[1]); err != nil {
+			return nil, err
+		}
+	}
+	return sl.Binary(syntax.PERCENT, args[0], args[1])
+}
+
+// repeatOperand is what $count turns the right operand of x *= y into: it
+// defines * for whatever x is, checking the repetition first. It exists
+// only between $count and the multiplication.
+type repeatOperand struct {
+	st *callState
+	v  sl.Value
+}
+
+var _ sl.HasBinary = repeatOperand{}
+
+func (r repeatOperand) String() string        { return r.v.String() }
+func (r repeatOperand) Type() string          { return r.v.Type() }
+func (r repeatOperand) Freeze()               { r.v.Freeze() }
+func (r repeatOperand) Truth() sl.Bool        { return r.v.Truth() }
+func (r repeatOperand) Hash() (uint32, error) { return r.v.Hash() }
+
+func (r repeatOperand) Binary(op syntax.Token, y sl.Value, side sl.Side) (sl.Value, error) {
+	x, z := y, r.v
+	if side == sl.Left {
+		x, z = r.v, y
+	}
+	if op == syntax.STAR {
+		if err := guardMul(r.st, x, z); err != nil {
+			return nil, err
+		}
+	}
+	return sl.Binary(op, x, z)
+}
+
+// countBuiltin is $count, which the right operand of x *= y is wrapped in.
+func countBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("*=", args, kwargs, 1); err != nil {
+		return nil, err
+	}
+	switch args[0].(type) {
+	case sl.Int, sl.String, sl.Bytes, *sl.List, sl.Tuple:
+		st, err := stateOf(thread)
+		if err != nil {
+			return nil, err
+		}
+		return repeatOperand{st: st, v: args[0]}, nil
+	}
+	return args[0], nil
+}
+
+// plusBuiltin is $plus, which the right operand of x += y is wrapped in: a
+// list extended in place by a long iterable is checked first.
+func plusBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("+=", args, kwargs, 1); err != nil {
+		return nil, err
+	}
+	v := args[0]
+	switch v := v.(type) {
+	case sl.Int, sl.Float:
+		return v, nil
+	case sl.String, sl.Bytes:
+		// x += y allocates len(x) + len(y); y is a lower bound for x when
+		// a string doubles, the case that matters.
+		if n := uint64(sl.Len(v)); n >= smallAlloc {
+			st, err := stateOf(thread)
+			if err != nil {
+				return nil, err
+			}
+			if err := st.allow(n, "concatenation"); err != nil {
+				return nil, err
+			}
+		}
+		return v, nil
+	}
+	if err := guardIterable(thread, v, sizeSlot, "+="); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// guardIterable charges for iterating v and checks materialising it at per
+// bytes an element. A value of unknown length passes.
+func guardIterable(thread *sl.Thread, v sl.Value, per uint64, what string) error {
+	n := sl.Len(v)
+	if n < 0 {
+		return nil
+	}
+	st, err := stateOf(thread)
+	if err != nil {
+		return err
+	}
+	if per > 0 {
+		hi, est := bits.Mul64(uint64(n), per)
+		if hi != 0 {
+			est = ^uint64(0)
+		}
+		if err := st.allow(est, fmt.Sprintf("%s of %d elements", what, n)); err != nil {
+			return err
+		}
+	}
+	return st.charge(thread, uint64(n)/8, fmt.Sprintf("%s over %d elements", what, n))
+}
+
+// attrBuiltin is $attr, which x.name is rewritten to for the names in
+// guardedAttrs.
+func attrBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs(".", args, kwargs, 2); err != nil {
+		return nil, err
+	}
+	name, _ := sl.AsString(args[1])
+	return guardedAttr(args[0], name)
+}
+
+func noAttr(x sl.Value, name string) error {
+	return fmt.Errorf("%s has no .%s field or method", x.Type(), name)
+}
+
+// guardedAttr is x.name, with the methods that can allocate without bound
+// wrapped in a check.
+func guardedAttr(x sl.Value, name string) (sl.Value, error) {
+	ha, ok := x.(sl.HasAttrs)
+	if !ok {
+		return nil, noAttr(x, name)
+	}
+	v, err := ha.Attr(name)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, noAttr(x, name)
+	}
+	m, ok := v.(*sl.Builtin)
+	if !ok || !guardedAttrs[name] {
+		return v, nil
+	}
+	var check func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error
+	switch recv := x.(type) {
+	case sl.String:
+		check = stringGuard(string(recv), name)
+	case *sl.List:
+		if name == "extend" {
+			check = iterGuard(sizeSlot)
+		}
+	case *sl.Set:
+		switch name {
+		case "union", "update", "symmetric_difference":
+			check = iterGuard(sizeEntry)
+		default:
+			check = iterGuard(0)
+		}
+	case *sl.Dict:
+		if name == "update" {
+			check = iterGuard(sizeEntry)
+		}
+	}
+	if check == nil {
+		return v, nil
+	}
+	guarded := sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+		st, err := stateOf(thread)
+		if err != nil {
+			return nil, err
+		}
+		if err := check(thread, st, args, kwargs); err != nil {
+			return nil, err
+		}
+		return m.CallInternal(thread, args, kwargs)
+	})
+	return guarded.BindReceiver(x), nil
+}
+
+func iterGuard(per uint64) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
+	return func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
+		for _, a := range args {
+			if err := guardIterable(thread, a, per, "iterating"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// kwarg returns the keyword argument name, or positional argument i.
+func kwarg(args sl.Tuple, kwargs []sl.Tuple, i int, name string) sl.Value {
+	for _, kv := range kwargs {
+		if k, _ := sl.AsString(kv[0]); k == name {
+			return kv[1]
+		}
+	}
+	if i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
+	switch name {
+	case "format":
+		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			vals := []sl.Value{args}
+			for _, kv := range kwargs {
+				vals = append(vals, kv[1])
+			}
+			return guardFormat(st, s, '{', vals...)
+		}
+	case "join":
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
+			if len(args) != 1 {
+				return nil
+			}
+			seq, ok := args[0].(sl.Indexable)
+			if !ok {
+				return guardIterable(thread, args[0], 0, "join")
+			}
+			n := seq.Len()
+			if err := st.charge(thread, uint64(n)/8, fmt.Sprintf("join over %d elements", n)); err != nil {
+				return err
+			}
+			z := newSizer(st.limits.Heap)
+			est := z.mul(uint64(len(s)), uint64(max(n-1, 0)))
+			for i := range n {
+				if e, ok := seq.Index(i).(sl.String); ok {
+					est = z.add(est, uint64(len(e)))
+				}
+			}
+			return st.allow(est, "join")
+		}
+	case "replace":
+		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			old, ok1 := sl.AsString(kwarg(args, kwargs, 0, "old"))
+			repl, ok2 := sl.AsString(kwarg(args, kwargs, 1, "new"))
+			if !ok1 || !ok2 || len(repl) <= len(old) {
+				return nil
+			}
+			n := strings.Count(s, old)
+			if old == "" {
+				n = utf8.RuneCountInString(s) + 1
+			}
+			if c, ok := kwarg(args, kwargs, 2, "count").(sl.Int); ok {
+				if c64, ok := c.Int64(); ok && c64 >= 0 && c64 < int64(n) {
+					n = int(c64)
+				}
+			}
+			z := newSizer(st.limits.Heap)
+			return st.allow(z.add(uint64(len(s)), z.mul(uint64(n), uint64(len(repl)))), "replace")
+		}
+	case "split", "rsplit", "splitlines":
+		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			var pieces int
+			switch {
+			case name == "splitlines":
+				pieces = strings.Count(s, "\n") + strings.Count(s, "\r") + 1
+			default:
+				if sep, ok := sl.AsString(kwarg(args, kwargs, 0, "sep")); ok && sep != "" {
+					pieces = strings.Count(s, sep) + 1
+				} else {
+					pieces = len(s)/2 + 1
+				}
+				if m, ok := kwarg(args, kwargs, 1, "maxsplit").(sl.Int); ok {
+					if m64, ok := m.Int64(); ok && m64 >= 0 && m64+1 < int64(pieces) {
+						pieces = int(m64 + 1)
+					}
+				}
+			}
+			return st.allow(uint64(pieces)*sizePiece, name)
+		}
+	}
+	return nil
+}
+
+// universe returns the overrides of universal functions that materialise,
+// iterate or stringify their arguments.
+func universe() sl.StringDict {
+	up := func(name string) *sl.Builtin { return sl.Universe[name].(*sl.Builtin) }
+	iterating := func(name string, per uint64) *sl.Builtin {
+		orig := up(name)
+		return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			for _, a := range args {
+				if _, ok := a.(sl.String); ok {
+					continue
+				}
+				if err := guardIterable(thread, a, per, name); err != nil {
+					return nil, err
+				}
+			}
+			return orig.CallInternal(thread, args, kwargs)
+		})
+	}
+	stringifying := func(name string) *sl.Builtin {
+		orig := up(name)
+		return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			st, err := stateOf(thread)
+			if err != nil {
+				return nil, err
+			}
+			z := newSizer(st.limits.Heap)
+			var est uint64
+			for _, a := range args {
+				if name == "str" {
+					if _, ok := a.(sl.String); ok {
+						continue
+					}
+				}
+				est = z.add(est, z.size(a))
+			}
+			if err := st.allow(est, name); err != nil {
+				return nil, err
+			}
+			return orig.CallInternal(thread, args, kwargs)
+		})
+	}
+	getattr := up("getattr")
+	intFn := up("int")
+	return sl.StringDict{
+		"list":      iterating("list", sizeSlot),
+		"tuple":     iterating("tuple", sizeSlot),
+		"reversed":  iterating("reversed", sizeSlot),
+		"sorted":    iterating("sorted", sizeSlot),
+		"bytes":     iterating("bytes", 1),
+		"set":       iterating("set", sizeEntry),
+		"dict":      iterating("dict", sizeEntry),
+		"enumerate": iterating("enumerate", sizeEntry),
+		"zip":       iterating("zip", sizeEntry),
+		"min":       iterating("min", 0),
+		"max":       iterating("max", 0),
+		"any":       iterating("any", 0),
+		"all":       iterating("all", 0),
+		"str":       stringifying("str"),
+		"repr":      stringifying("repr"),
+		"print":     stringifying("print"),
+		"fail":      stringifying("fail"),
+		"getattr": sl.NewBuiltin("getattr", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			if len(args) == 2 && len(kwargs) == 0 {
+				if name, ok := sl.AsString(args[1]); ok && guardedAttrs[name] {
+					return guardedAttr(args[0], name)
+				}
+			}
+			return getattr.CallInternal(thread, args, kwargs)
+		}),
+		"int": sl.NewBuiltin("int", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			if len(args) > 0 {
+				if s, ok := args[0].(sl.String); ok && len(strings.TrimSpace(string(s))) > maxIntDigits {
+					return nil, fmt.Errorf("int: a string of %d characters exceeds the limit of %d digits", len(s), maxIntDigits)
+				}
+			}
+			return intFn.CallInternal(thread, args, kwargs)
+		}),
+	}
+}

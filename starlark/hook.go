@@ -1,0 +1,135 @@
+package starlark
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// Hook is one repository hook: a Starlark function a module registered
+// under an x- name. It implements graph.Hook; Run is safe for concurrent
+// use, each call getting its own thread, limits and ctx.
+type Hook struct {
+	name   string
+	module string
+	pos    syntax.Position
+	impl   sl.Callable
+	host   *host
+}
+
+var _ graph.Hook = (*Hook)(nil)
+
+// Name is the x- name the hook was registered under.
+func (h *Hook) Name() string { return h.name }
+
+// Module names the declared module that registered the hook.
+func (h *Hook) Module() string { return h.module }
+
+// Position is where hook() was called.
+func (h *Hook) Position() syntax.Position { return h.pos }
+
+// HookError is a Starlark error raised by a running hook. Err is usually a
+// *starlark.EvalError (reachable with errors.As), whose backtrace the
+// message carries after its first line.
+type HookError struct {
+	Hook   string
+	Module string
+	Err    error
+}
+
+func (e *HookError) Error() string {
+	var ee *sl.EvalError
+	if errors.As(e.Err, &ee) {
+		head := fmt.Sprintf("%s: %s", e.Hook, ee.Msg)
+		if pos, ok := evalPos(ee); ok {
+			head = fmt.Sprintf("%s: %s: %s", e.Hook, pos, ee.Msg)
+		}
+		return head + "\n" + ee.Backtrace()
+	}
+	return fmt.Sprintf("%s: %v", e.Hook, e.Err)
+}
+
+func (e *HookError) Unwrap() error { return e.Err }
+
+// Run calls the hook's function with a frozen ctx under the limits, and
+// converts what it returns: a result from ok(), block(), wait() or skip()
+// becomes the graph.Result; anything else is a non-retriable block naming
+// what was returned. Exceeding a limit is a non-retriable block naming the
+// hook and the limit. Any other Starlark error is returned as a
+// *HookError, which RunChain turns into a non-retriable block.
+func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
+	if gctx == nil {
+		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: errors.New("no context")}
+	}
+	log := h.host.log
+	if !h.host.logGiven && gctx.Log != nil {
+		log = gctx.Log
+	}
+	repo := h.host.repo
+	if gctx.Repo != "" && gctx.Repo != repo.root {
+		c, err := newConfined(gctx.Repo, "the repository")
+		if err != nil {
+			return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
+		}
+		repo = c
+	}
+	st := newCallState(h.name, h.host.limits, log)
+	thread := st.newThread("hook "+h.name, h.host.threadInit)
+	ctx := newContext(h.name, gctx, newRepoValue(repo, gctx.Files, st))
+	v, err, abandoned := st.run(func() (sl.Value, error) {
+		return sl.Call(thread, h.impl, sl.Tuple{ctx}, nil)
+	})
+	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
+		return h.limitBlock(st, err, abandoned), nil
+	}
+	if err != nil {
+		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
+	}
+	return h.result(v), nil
+}
+
+func (h *Hook) limitBlock(st *callState, err error, abandoned bool) graph.Result {
+	text := st.exceeded()
+	if st.trippedLimit() == limitSteps {
+		if pos, ok := deepestPos(err); ok {
+			text += fmt.Sprintf(" (stopped at %s)", pos)
+		}
+	}
+	if abandoned {
+		text += "; it did not stop when cancelled and was abandoned"
+	}
+	if err != nil {
+		st.log.Warn("repository hook stopped by a limit", "hook", h.name, "err", err)
+	}
+	return graph.Result{Status: graph.StatusBlock, Hook: h.name, Retriable: false,
+		Messages: []graph.Message{{Text: text, Severity: graph.SeverityError}}}
+}
+
+func typeName(v sl.Value) string {
+	if v == sl.None {
+		return "None"
+	}
+	return v.Type()
+}
+
+func (h *Hook) result(v sl.Value) graph.Result {
+	r, ok := v.(*Result)
+	if !ok {
+		return graph.Result{Status: graph.StatusBlock, Hook: h.name, Retriable: false,
+			Messages: []graph.Message{graph.Errorf("%s returned %s, not a result; a hook must return ok(), block(), wait() or skip()", h.name, typeName(v))}}
+	}
+	out := r.r
+	out.Hook = h.name
+	out.Messages = slices.Clone(out.Messages)
+	out.Data = maps.Clone(out.Data)
+	if out.Status == graph.StatusBlock && len(out.Messages) == 0 {
+		out.Messages = []graph.Message{graph.Errorf("%s blocked without saying why", h.name)}
+	}
+	return out
+}

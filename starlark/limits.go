@@ -1,0 +1,272 @@
+package starlark
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
+	"time"
+
+	sl "go.starlark.net/starlark"
+)
+
+// limit names which bound stopped an execution.
+type limit int32
+
+const (
+	limitNone limit = iota
+	limitSteps
+	limitDeadline
+	limitMemory
+)
+
+// stateKey is the thread-local key of the *callState every thread we create
+// carries.
+const stateKey = "the-loop.call"
+
+// watchEvery is how often the memory watchdog samples the Go heap.
+const watchEvery = 2 * time.Millisecond
+
+// smallAlloc is the size below which a guarded operation is allowed without
+// sampling the heap: an operation that small cannot bomb, and a loop of
+// them is stepped, so the watchdog sees it.
+const smallAlloc = 1 << 20
+
+// errLimit is wrapped by every error a guard returns when it refuses an
+// operation because a limit is (or would be) exceeded.
+var errLimit = errors.New("limit exceeded")
+
+// callState is the per-execution bookkeeping of one module top level or one
+// hook call: its limits, what tripped, its heap baseline and its reads. It
+// is reached from builtins through the thread-local stateKey.
+type callState struct {
+	who    string // "x-foo" or "module hooks/a.star"
+	limits Limits
+	log    *slog.Logger
+	thread *sl.Thread
+
+	tripped  atomic.Int32
+	heapBase uint64
+	growth   atomic.Uint64
+
+	// read accounting for ctx.repo; touched only by the thread's goroutine.
+	readTotal int64
+	// registrar is set while a declared module's top level runs.
+	registrar *registrar
+}
+
+func newCallState(who string, limits Limits, log *slog.Logger) *callState {
+	return &callState{who: who, limits: limits, log: log}
+}
+
+// stateOf returns the thread's call state. Every thread this package
+// creates has one; a missing one is a programming error and says so.
+func stateOf(thread *sl.Thread) (*callState, error) {
+	st, ok := thread.Local(stateKey).(*callState)
+	if !ok || st == nil {
+		return nil, fmt.Errorf("internal error: thread %q carries no call state", thread.Name)
+	}
+	return st, nil
+}
+
+// newThread returns a thread bound to st: its step budget, its cancellation
+// and print to the debug log.
+func (st *callState) newThread(name string, init func(*sl.Thread)) *sl.Thread {
+	t := &sl.Thread{
+		Name: name,
+		Print: func(_ *sl.Thread, msg string) {
+			const max = 4 << 10
+			if len(msg) > max {
+				msg = msg[:max] + "…(truncated)"
+			}
+			st.log.Debug("starlark print", "from", st.who, "msg", msg)
+		},
+	}
+	t.SetLocal(stateKey, st)
+	t.SetMaxExecutionSteps(st.limits.Steps)
+	t.OnMaxSteps = func(*sl.Thread) { st.trip(limitSteps) }
+	st.thread = t
+	if init != nil {
+		init(t)
+	}
+	return t
+}
+
+// trip records the first limit exceeded and cancels the thread. It is safe
+// to call from any goroutine.
+func (st *callState) trip(l limit) {
+	st.tripped.CompareAndSwap(int32(limitNone), int32(l))
+	if st.thread != nil {
+		st.thread.Cancel(st.describe(limit(st.tripped.Load())))
+	}
+}
+
+func (st *callState) trippedLimit() limit { return limit(st.tripped.Load()) }
+
+// describe words a limit for messages: "its step budget of 10000000 steps".
+func (st *callState) describe(l limit) string {
+	switch l {
+	case limitSteps:
+		return fmt.Sprintf("its step budget of %d steps", st.limits.Steps)
+	case limitDeadline:
+		return fmt.Sprintf("its deadline of %s", st.limits.Deadline)
+	case limitMemory:
+		return fmt.Sprintf("its memory limit of %s", formatBytes(st.limits.Heap))
+	}
+	return "no limit"
+}
+
+// exceeded is the sentence a tripped limit is reported with.
+func (st *callState) exceeded() string {
+	return fmt.Sprintf("%s exceeded %s", st.who, st.describe(st.trippedLimit()))
+}
+
+// refuse trips l and returns the error a guard fails with.
+func (st *callState) refuse(l limit, format string, args ...any) error {
+	st.trip(l)
+	return fmt.Errorf("%w: %s: %s", errLimit, fmt.Sprintf(format, args...), st.exceeded())
+}
+
+// charge adds n steps of work done inside a builtin to the thread's count,
+// so that work a builtin does on Starlark's behalf is paid for from the
+// same budget. It fails once the budget is spent.
+func (st *callState) charge(thread *sl.Thread, n uint64, what string) error {
+	if n == 0 {
+		return nil
+	}
+	if thread.Steps+n < thread.Steps || thread.Steps+n >= st.limits.Steps {
+		thread.Steps = st.limits.Steps
+		return st.refuse(limitSteps, "%s would take about %d steps", what, n)
+	}
+	thread.Steps += n
+	return nil
+}
+
+// allow reports whether an operation about to allocate about est bytes may
+// go ahead: not when est alone exceeds the memory limit, nor when the heap
+// has already grown so far that est would take it over. It is what keeps a
+// single builtin call (which Starlark cannot interrupt) from allocating
+// without bound.
+func (st *callState) allow(est uint64, what string) error {
+	if st.trippedLimit() != limitNone {
+		return fmt.Errorf("%w: %s", errLimit, st.exceeded())
+	}
+	if est < smallAlloc {
+		return nil
+	}
+	if est >= st.limits.Heap || st.overHeap(est) {
+		return st.refuse(limitMemory, "%s would allocate about %s", what, formatBytes(est))
+	}
+	return nil
+}
+
+// overHeap reports whether the heap has grown by more than the limit (less
+// extra) since the execution began. Growth is measured on the heap's
+// object bytes, which include garbage; before concluding, it collects and
+// measures again, so only memory the execution actually holds counts.
+func (st *callState) overHeap(extra uint64) bool {
+	over := func() bool {
+		g := heapObjects()
+		if g > st.heapBase {
+			g -= st.heapBase
+		} else {
+			g = 0
+		}
+		st.growth.Store(g)
+		return g+extra >= st.limits.Heap && g+extra > 0
+	}
+	if !over() {
+		return false
+	}
+	runtime.GC()
+	return over()
+}
+
+func heapObjects() uint64 {
+	s := [1]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+type outcome struct {
+	v   sl.Value
+	err error
+}
+
+// run executes fn on its own goroutine under st's limits: the step budget
+// (set on the thread), a deadline that cancels the thread, and a watchdog
+// that samples the heap every watchEvery and cancels the thread when the
+// execution has grown it past the memory limit. Starlark observes a
+// cancellation between two instructions; a builtin running when it comes
+// finishes first. Should the execution still not have stopped a grace
+// period after its deadline, run stops waiting for it and reports
+// abandoned: the goroutine is left to finish on its own (it is cancelled,
+// so it ends at its next instruction) and the caller carries on.
+//
+// A panic in fn is recovered and returned as an error.
+func (st *callState) run(fn func() (sl.Value, error)) (v sl.Value, err error, abandoned bool) {
+	st.heapBase = heapObjects()
+	ch := make(chan outcome, 1)
+	stop := make(chan struct{})
+	go st.watch(stop)
+	deadline := time.AfterFunc(st.limits.Deadline, func() { st.trip(limitDeadline) })
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				st.log.Error("starlark execution panicked", "who", st.who, "panic", p, "stack", string(debug.Stack()))
+				ch <- outcome{err: fmt.Errorf("internal error: %s panicked: %v", st.who, p)}
+			}
+		}()
+		v, err := fn()
+		ch <- outcome{v, err}
+	}()
+	grace := max(st.limits.Deadline/2, time.Second)
+	hard := time.NewTimer(st.limits.Deadline + grace)
+	defer func() {
+		hard.Stop()
+		deadline.Stop()
+		close(stop)
+	}()
+	select {
+	case o := <-ch:
+		return o.v, o.err, false
+	case <-hard.C:
+		st.trip(limitDeadline)
+		st.log.Error("starlark execution did not stop after its deadline; abandoned", "who", st.who)
+		return nil, nil, true
+	}
+}
+
+func (st *callState) watch(stop <-chan struct{}) {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if st.overHeap(0) {
+				st.trip(limitMemory)
+				return
+			}
+		}
+	}
+}
+
+func formatBytes(n uint64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

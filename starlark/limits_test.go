@@ -1,0 +1,317 @@
+package starlark
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// limited loads src (which registers x-h) with limits and runs x-h.
+func limited(t *testing.T, limits Limits, src string) (graph.Result, error, time.Duration) {
+	t.Helper()
+	root := writeTree(t, map[string]string{hooksFile: src})
+	table, err := Load([]Module{declared}, Options{Repo: root, Limits: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := table["x-h"].Run(gctx(root))
+	return r, err, time.Since(start)
+}
+
+func wantLimitBlock(t *testing.T, r graph.Result, err error, want string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("got error %v, want a block", err)
+	}
+	if r.Status != graph.StatusBlock || r.Retriable || r.Hook != "x-h" || len(r.Messages) != 1 {
+		t.Fatalf("got %+v, want one non-retriable block by x-h", r)
+	}
+	if !strings.HasPrefix(r.Messages[0].Text, want) {
+		t.Errorf("message %q, want it to start %q", r.Messages[0].Text, want)
+	}
+}
+
+func TestAnInfiniteLoopExceedsTheStepBudget(t *testing.T) {
+	r, err, _ := limited(t, testLimits, "def _spin(ctx):\n    for i in range(1 << 62):\n        pass\n    return ok()\n\nhook(\"x-h\", _spin)\n")
+	wantLimitBlock(t, r, err, "x-h exceeded its step budget of 1000000 steps (stopped at "+hooksFile+":2:5)")
+}
+
+func TestAHookRunningPastItsDeadlineIsStopped(t *testing.T) {
+	limits := testLimits
+	limits.Steps = 1 << 62
+	limits.Deadline = 200 * time.Millisecond
+	r, err, took := limited(t, limits, "def _spin(ctx):\n    for i in range(1 << 62):\n        pass\n    return ok()\n\nhook(\"x-h\", _spin)\n")
+	wantLimitBlock(t, r, err, "x-h exceeded its deadline of 200ms")
+	if took > time.Second {
+		t.Errorf("took %s to stop", took)
+	}
+}
+
+func TestRecursionIsRefusedWhenAHookRecurses(t *testing.T) {
+	_, err, _ := limited(t, testLimits, "def _deep(ctx):\n    return _deep(ctx)\n\nhook(\"x-h\", _deep)\n")
+	if err == nil || !strings.Contains(err.Error(), "function _deep called recursively") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestAnOversizedIntegerIsAnError(t *testing.T) {
+	_, err, _ := limited(t, testLimits, "def _grow(ctx):\n    x = 1 << 500\n    for i in range(30):\n        x = x * x\n    return ok()\n\nhook(\"x-h\", _grow)\n")
+	if err == nil || !strings.Contains(err.Error(), "exceeds the limit of 1048576 bits") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// bombs are hostile hook bodies, each ending in the limit named. The
+// memory limit in these tests is 64 MiB.
+var bombs = []struct {
+	name, body, limit string
+}{
+	{"a string repeated to 256 MiB", `"x" * (1 << 28)`, "memory"},
+	{"a string doubled in a loop", "s = \"x\"\n    for i in range(40):\n        s = s + s", "memory"},
+	{"a string doubled in place", "s = \"x\"\n    for i in range(40):\n        s += s", "memory"},
+	{"a string doubled by repetition", "s = \"x\"\n    for i in range(40):\n        s *= 2", "memory"},
+	{"a list repeated to 8 GiB", "[None] * (1 << 29)", "memory"},
+	{"a tuple repeated", "(1, 2) * (1 << 27)", "memory"},
+	{"a list doubled in place", "l = [0]\n    for i in range(40):\n        l += l", "memory"},
+	{"a list doubled by extend", "l = [0]\n    for i in range(40):\n        l.extend(l)", "memory"},
+	{"a replace that squares a string", "s = \"x\" * (1 << 20)\n    s.replace(\"x\", s)", "memory"},
+	{"a join with a huge separator", "(\"x\" * (1 << 20)).join([\"a\"] * 1000)", "memory"},
+	{"a format that repeats its argument", "(\"{0}\" * 10000).format(\"x\" * (1 << 20))", "memory"},
+	{"a percent format that repeats its argument", "(\"%(a)s\" * 10000) % {\"a\": \"x\" * (1 << 20)}", "memory"},
+	{"str of a list aliasing one string", "str([\"x\" * (1 << 20)] * 1000)", "memory"},
+	{"repr of a doubling tuple graph", "t = (\"x\",)\n    for i in range(64):\n        t = (t, t)\n    repr(t)", "memory"},
+	{"print of an aliased list", "print([\"x\" * (1 << 20)] * 1000)", "memory"},
+	{"fail with an aliased list", "fail([\"x\" * (1 << 20)] * 1000)", "memory"},
+	{"json.encode of an aliased list", "json.encode([\"x\" * (1 << 20)] * 1000)", "memory"},
+	{"json.decode of a long array", "json.decode(\"[\" + \"0,\" * (1 << 24) + \"0]\")", "memory"},
+	{"json.indent of deep nesting", "json.indent(\"[\" * 30000 + \"]\" * 30000, indent = \"x\" * 1000)", "memory"},
+	{"a materialised huge range", "list(range(1 << 40))", "memory"},
+	{"a huge range sorted", "sorted(range(1 << 40))", "memory"},
+	{"a huge range made a set", "set(range(1 << 30))", "memory"},
+	{"bytes of a huge range", "bytes(range(1 << 40))", "memory"},
+	{"a huge range extended into a list", "[].extend(range(1 << 40))", "memory"},
+	{"a string split into millions", "(\"x\" * (1 << 22)).split(\"x\")", "memory"},
+	{"a string's elements materialised", "list((\"x\" * (1 << 24)).elems())", "memory"},
+	{"a regexp substitution that explodes", "re.sub(\"\", \"x\" * (1 << 20), \"y\" * 10000)", "memory"},
+	{"a regexp with millions of matches", "re.findall(\"\", \"x\" * (1 << 24))", "memory"},
+	{"a list grown one element at a time", "l = []\n    for i in range(1 << 30):\n        l.append(\"%d\" % i * 64)", "memory"},
+	{"a max over an endless range", "max(range(1 << 62))", "step budget"},
+	{"a dict comprehension over an endless range", "{i: i for i in range(1 << 62)}", "memory"},
+}
+
+func bombSource(body string) string {
+	return "def _bomb(ctx):\n    " + body + "\n    return ok()\n\nhook(\"x-h\", _bomb)\nhook(\"x-fine\", lambda ctx: ok(str(len(\"x\" * 1000))))\n"
+}
+
+// TestMemoryBombsEndAsBlocksAndTheNextHookStillRuns: none of these takes
+// the process down; each is a non-retriable block naming the hook and the
+// limit, and a hook run after it works.
+func TestMemoryBombsEndAsBlocksAndTheNextHookStillRuns(t *testing.T) {
+	limits := testLimits
+	limits.Steps = 20_000_000
+	limits.Deadline = 10 * time.Second
+	for _, b := range bombs {
+		t.Run(b.name, func(t *testing.T) {
+			root := writeTree(t, map[string]string{hooksFile: bombSource(b.body)})
+			table, err := Load([]Module{declared}, Options{Repo: root, Limits: limits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			r, err := table["x-h"].Run(gctx(root))
+			took := time.Since(start)
+			want := "x-h exceeded its step budget of 20000000 steps"
+			if b.limit == "memory" {
+				want = "x-h exceeded its memory limit of 64 MiB"
+			}
+			wantLimitBlock(t, r, err, want)
+			if took > 5*time.Second {
+				t.Errorf("took %s", took)
+			}
+			if r := mustRun(t, table, "x-fine", root); r.Status != graph.StatusPass || r.Messages[0].Text != "1000" {
+				t.Errorf("the next hook: %+v", r)
+			}
+		})
+	}
+}
+
+func TestABombAtAModulesTopLevelFailsTheLoad(t *testing.T) {
+	root := writeTree(t, map[string]string{hooksFile: "def _bomb():\n    return \"x\" * (1 << 28)\n\nX = _bomb()\n" + registersOne})
+	ce := mustFailLoad(t, Options{Repo: root}, declared)
+	contains(t, "error", ce.Error(), "module "+hooksFile+" exceeded its memory limit of 64 MiB")
+	if ce.File != hooksFile || ce.Line != 2 {
+		t.Errorf("located at %s:%d", ce.File, ce.Line)
+	}
+}
+
+func TestGarbageIsNotMistakenForGrowth(t *testing.T) {
+	r, err, _ := limited(t, testLimits, "def _churn(ctx):\n    n = 0\n    for i in range(300):\n        n += len(\"x\" * (1 << 20))\n    return ok(str(n))\n\nhook(\"x-h\", _churn)\n")
+	if err != nil || r.Status != graph.StatusPass {
+		t.Fatalf("allocating 300 MiB of garbage under a 64 MiB limit: %+v %v", r, err)
+	}
+}
+
+func TestAHookThatIgnoresCancellationIsAbandonedNotWaitedFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the grace period")
+	}
+	// Hashing a tuple that refers to itself twice at every level is
+	// exponential and happens inside one builtin, which cancellation does
+	// not reach; depth 26 keeps it to seconds.
+	limits := testLimits
+	limits.Deadline = 100 * time.Millisecond
+	r, err, took := limited(t, limits, "def _hash(ctx):\n    t = (1,)\n    for i in range(26):\n        t = (t, t)\n    return ok(str({t: 1}))\n\nhook(\"x-h\", _hash)\n")
+	if took > 2*time.Second {
+		t.Errorf("waited %s", took)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != graph.StatusBlock || r.Retriable {
+		t.Fatalf("got %+v", r)
+	}
+	// Either it ended within the grace period or it was abandoned; both
+	// are blocks naming the deadline.
+	contains(t, "message", r.Messages[0].Text, "x-h exceeded its deadline of 100ms")
+}
+
+func TestChargingStepsStopsAtTheBudget(t *testing.T) {
+	st := newCallState("x-h", Limits{Steps: 100}.withDefaults(), nil)
+	th := &sl.Thread{}
+	if err := st.charge(th, 50, "work"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.charge(th, 60, "more work"); err == nil || !strings.Contains(err.Error(), "x-h exceeded its step budget of 100 steps") {
+		t.Fatalf("got %v", err)
+	}
+	if st.trippedLimit() != limitSteps {
+		t.Errorf("tripped %v", st.trippedLimit())
+	}
+}
+
+func TestTheRewriteKeepsPositions(t *testing.T) {
+	f, err := fileOptions().Parse("f.star", "x = [1] * 2\ny = \"%d\" % 1\nz = \"a\".join([])\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rewrite(f); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok {
+			if id, ok := c.Fn.(*syntax.Ident); ok && strings.HasPrefix(id.Name, "$") {
+				got = append(got, fmt.Sprintf("%s@%d:%d", id.Name, c.Lparen.Line, c.Lparen.Col))
+			}
+		}
+		return true
+	})
+	want := "$mul@1:9 $mod@2:10 $attr@3:8"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}
+
+func TestPercentAssignOnAnElementIsRefusedAtLoad(t *testing.T) {
+	root := writeTree(t, map[string]string{hooksFile: "def f(d):\n    d[\"k\"] %= 1\n" + registersOne})
+	ce := mustFailLoad(t, Options{Repo: root}, declared)
+	contains(t, "error", ce.Error(), hooksFile+":2:12: %= is supported on a name only")
+}
+
+// rssBombs are what TestStringBombsKeepPeakRSSBounded measures, each in a
+// fresh process under DefaultLimits.
+var rssBombs = map[string]string{
+	"baseline":         `"x"`,
+	"repeat-2^28":      `"x" * (1 << 28)`,
+	"doubling-loop":    "s = \"x\"\n    for i in range(40):\n        s = s + s",
+	"aliased-str":      "str([\"x\" * (1 << 20)] * 4096)",
+	"growing-list":     "l = []\n    for i in range(1 << 30):\n        l.append(\"%d\" % i * 64)",
+	"unguarded-2^28":   "", // starlark-go itself, for comparison
+}
+
+// TestStringBombsKeepPeakRSSBounded runs each bomb in a child process (this
+// test binary again) and reads the child's peak resident set size
+// (VmHWM): with the default 256 MiB heap limit no bomb may take the
+// process past 768 MiB. The figures are logged; run with -v to see them.
+func TestStringBombsKeepPeakRSSBounded(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/self/status")
+	}
+	if testing.Short() {
+		t.Skip("spawns a process per bomb")
+	}
+	for _, name := range []string{"baseline", "repeat-2^28", "doubling-loop", "aliased-str", "growing-list", "unguarded-2^28"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRSSChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "THE_LOOP_RSS_BOMB="+name)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		var peak int
+		var result string
+		sc := bufio.NewScanner(strings.NewReader(string(out)))
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "RSS "); ok {
+				f := strings.SplitN(rest, " ", 3)
+				peak, _ = strconv.Atoi(f[0])
+				result = f[2]
+			}
+		}
+		t.Logf("%-16s peak RSS %4d MiB  %s", name, peak>>10, result)
+		if peak == 0 {
+			t.Errorf("%s: no measurement in\n%s", name, out)
+		}
+		if !strings.HasPrefix(name, "unguarded") && peak > 768<<10 {
+			t.Errorf("%s: peak RSS %d MiB exceeds 768 MiB", name, peak>>10)
+		}
+	}
+}
+
+// TestRSSChild is TestStringBombsKeepPeakRSSBounded's child process.
+func TestRSSChild(t *testing.T) {
+	name := os.Getenv("THE_LOOP_RSS_BOMB")
+	if name == "" {
+		t.Skip("run by TestStringBombsKeepPeakRSSBounded")
+	}
+	var result string
+	start := time.Now()
+	switch name {
+	case "unguarded-2^28":
+		_, err := sl.ExecFileOptions(&syntax.FileOptions{}, &sl.Thread{}, "b.star", "x = \"x\" * (1 << 28)\n", nil)
+		result = fmt.Sprintf("starlark-go: err=%v", err)
+	default:
+		root := writeTree(t, map[string]string{hooksFile: bombSource(rssBombs[name])})
+		table, err := Load([]Module{declared}, Options{Repo: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := table["x-h"].Run(gctx(root))
+		if err != nil {
+			result = "error: " + err.Error()
+		} else {
+			result = fmt.Sprintf("%s: %s", r.Status, r.Render())
+		}
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb := strings.Fields(v)[0]
+			fmt.Printf("RSS %s %s %s in %s\n", kb, "kB", strings.ReplaceAll(result, "\n", " "), time.Since(start).Round(time.Millisecond))
+		}
+	}
+}

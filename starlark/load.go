@@ -1,0 +1,526 @@
+package starlark
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.starlark.net/resolve"
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// keyModules is the configuration key every Load error names.
+const keyModules = "graph.hooks.modules"
+
+// maxSource bounds a .star file's size.
+const maxSource = 1 << 20
+
+// hookName is what may follow the x- prefix.
+var hookName = regexp.MustCompile(`^x-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// dottedName is a module: name, a.b.c.
+var dottedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// fileOptions is the dialect: starlark-go's strict defaults (no while, no
+// recursion, no reassigned globals, no if or for at the top level) plus
+// set.
+func fileOptions() *syntax.FileOptions { return &syntax.FileOptions{Set: true} }
+
+// host is what one Load's hooks share: the repository, the limits, the log
+// and the predeclared environment. It is immutable after Load.
+type host struct {
+	repo       *confined
+	hookPath   []string
+	limits     Limits
+	log        *slog.Logger
+	logGiven   bool
+	env        sl.StringDict
+	threadInit func(*sl.Thread) // tests set the assert reporter here
+}
+
+func newHost(opts Options) (*host, error) {
+	repo, err := newConfined(opts.Repo, "the repository")
+	if err != nil {
+		return nil, err
+	}
+	h := &host{
+		repo:     repo,
+		hookPath: opts.HookPath,
+		limits:   opts.Limits.withDefaults(),
+		log:      opts.Log,
+		logGiven: opts.Log != nil,
+		env:      predeclared(),
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h, nil
+}
+
+// source is one .star file to execute.
+type source struct {
+	name string    // how positions and messages name it
+	path string    // absolute, as joined
+	real string    // absolute, links resolved: its identity
+	root *confined // where its load()s resolve
+	dir  string    // its directory, slash-separated, relative to root
+}
+
+type fileEntry struct {
+	globals sl.StringDict
+	err     error
+	loading bool
+}
+
+type registration struct {
+	module string
+	pos    syntax.Position
+	impl   sl.Callable
+}
+
+// registrar is the call state's view of a declared module loading: hook()
+// writes into its loader's table.
+type registrar struct {
+	l      *loader
+	module string
+	lib    string // the load()ed file whose top level is executing, if any
+}
+
+type loader struct {
+	*host
+	declared map[string]Module // real path -> declaration
+	files    map[string]*fileEntry
+	stack    []*source
+	regs     map[string]*registration
+	order    []string
+}
+
+// Load executes each declared module once, in order, with the predeclared
+// API, and returns the hooks they registered by name. Files the modules
+// load() are executed once per Load and shared. Every failure is a
+// *graph.ConfigError under the key graph.hooks.modules that names the
+// module and the rule it broke; it is located at the declaration
+// (Module.File and Line) unless Starlark reports a position, in which case
+// it is located there.
+//
+// The returned hooks are safe for concurrent use. Load is safe to call
+// concurrently; it keeps no state between calls.
+func Load(modules []Module, opts Options) (table map[string]graph.Hook, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			table, err = nil, &graph.ConfigError{Key: keyModules, Msg: fmt.Sprintf("internal error loading repository hooks: %v", p)}
+		}
+	}()
+	if len(modules) == 0 {
+		return map[string]graph.Hook{}, nil
+	}
+	h, err := newHost(opts)
+	if err != nil {
+		return nil, &graph.ConfigError{File: modules[0].File, Line: modules[0].Line, Key: keyModules, Msg: "cannot load repository hooks", Err: err}
+	}
+	return h.load(modules)
+}
+
+func (h *host) load(modules []Module) (map[string]graph.Hook, error) {
+	l := &loader{host: h, declared: map[string]Module{}, files: map[string]*fileEntry{}, regs: map[string]*registration{}}
+	sources := make([]*source, len(modules))
+	for i, m := range modules {
+		src, err := l.resolveModule(m)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := l.declared[src.real]; dup {
+			return nil, declError(m, "module %s is declared twice (also at %s)", m.Label(), where(prev))
+		}
+		l.declared[src.real] = m
+		sources[i] = src
+	}
+	for i, m := range modules {
+		if err := l.execModule(m, sources[i]); err != nil {
+			return nil, err
+		}
+	}
+	table := make(map[string]graph.Hook, len(l.regs))
+	for _, name := range l.order {
+		r := l.regs[name]
+		r.impl.Freeze()
+		table[name] = &Hook{name: name, module: r.module, pos: r.pos, impl: r.impl, host: h}
+	}
+	return table, nil
+}
+
+func where(m Module) string {
+	if m.File == "" {
+		return "an earlier entry"
+	}
+	if m.Line > 0 {
+		return fmt.Sprintf("%s:%d", m.File, m.Line)
+	}
+	return m.File
+}
+
+func declError(m Module, format string, args ...any) *graph.ConfigError {
+	return &graph.ConfigError{File: m.File, Line: m.Line, Key: keyModules, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkExt refuses a file that is not .star, with the advice a .py file
+// deserves.
+func checkExt(name string) error {
+	switch path.Ext(name) {
+	case ".star":
+		return nil
+	case ".py":
+		return fmt.Errorf("%q is Python; repository hooks are Starlark, so port it to .star (same syntax, no imports: see the-loop's extending guide)", name)
+	}
+	return fmt.Errorf("%q is not a .star file", name)
+}
+
+func (l *loader) resolveModule(m Module) (*source, error) {
+	switch {
+	case m.Path != "" && m.Dotted != "":
+		return nil, declError(m, "a module entry declares both path (%q) and module (%q); want one", m.Path, m.Dotted)
+	case m.Path == "" && m.Dotted == "":
+		return nil, declError(m, "a module entry declares neither path nor module")
+	case m.Path != "":
+		src, err := l.resolveIn(l.repo, m.Path, false)
+		if err != nil {
+			return nil, declError(m, "module %s: %v", m.Label(), err)
+		}
+		return src, nil
+	}
+	if !dottedName.MatchString(m.Dotted) {
+		return nil, declError(m, "module %q: want a dotted name of identifiers, like acme.compliance", m.Dotted)
+	}
+	rel := strings.ReplaceAll(m.Dotted, ".", "/") + ".star"
+	var searched []string
+	for _, dir := range l.hookPath {
+		if dir == "" {
+			continue
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			continue
+		}
+		searched = append(searched, abs)
+		c, err := newConfined(abs, "the hook path directory "+abs)
+		if err != nil {
+			continue // a missing directory holds nothing
+		}
+		if _, exists, err := c.resolve(rel); err == nil && !exists {
+			continue
+		}
+		src, err := l.resolveIn(c, rel, true)
+		if err != nil {
+			return nil, declError(m, "module %s: %v", m.Label(), err)
+		}
+		return src, nil
+	}
+	if len(searched) == 0 {
+		return nil, declError(m, "module %s: the hook path is empty, so %s cannot be found (set routing.graph.hookPath or THE_LOOP_HOOK_PATH)", m.Label(), rel)
+	}
+	return nil, declError(m, "module %s: %s is not on the hook path; searched: %s", m.Label(), rel, strings.Join(searched, ", "))
+}
+
+// resolveIn resolves rel inside c as a .star file to execute. Files on the
+// hook path are named by their absolute path, repository files by their
+// repo-relative one.
+func (l *loader) resolveIn(c *confined, rel string, absName bool) (*source, error) {
+	if strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) {
+		return nil, fmt.Errorf("%q is an absolute path; a module path is relative to %s", rel, c.what)
+	}
+	if err := checkExt(rel); err != nil {
+		return nil, err
+	}
+	joined, exists, err := c.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	clean, _ := c.clean(rel)
+	if !exists {
+		return nil, fmt.Errorf("cannot read %s: no such file in %s", clean, c.what)
+	}
+	fi, err := os.Stat(joined)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", clean, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot read %s: not a regular file", clean)
+	}
+	real, err := filepath.EvalSymlinks(joined)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", clean, err)
+	}
+	name := clean
+	if absName {
+		name = joined
+	}
+	return &source{name: name, path: joined, real: real, root: c, dir: path.Dir(clean)}, nil
+}
+
+func readSource(src *source) ([]byte, error) {
+	data, err := readAtMost(src.path, maxSource)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("cannot read %s: %w", src.name, err)
+	}
+	if len(data) > maxSource {
+		return nil, fmt.Errorf("%s is over %s; a hook module is limited to that", src.name, formatBytes(maxSource))
+	}
+	return data, nil
+}
+
+// execModule executes a declared module's top level under the limits and
+// checks what it registered.
+func (l *loader) execModule(m Module, src *source) error {
+	data, err := readSource(src)
+	if err != nil {
+		return declError(m, "module %s: %v", m.Label(), err)
+	}
+	st := newCallState("module "+src.name, l.limits, l.log)
+	st.registrar = &registrar{l: l, module: src.name}
+	thread := st.newThread("module "+src.name, l.threadInit)
+	thread.Load = l.loadFn
+	before := len(l.order)
+	_, err, abandoned := st.run(func() (sl.Value, error) {
+		_, err := l.exec(thread, src, data)
+		return nil, err
+	})
+	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
+		ce := located(m, err)
+		ce.Msg = fmt.Sprintf("module %s failed to load: %s", src.name, st.exceeded())
+		return ce
+	}
+	if err != nil {
+		ce := located(m, err)
+		ce.Msg = fmt.Sprintf("module %s failed to load: %s", src.name, quote(err))
+		ce.Err = err
+		return ce
+	}
+	if len(l.order) == before {
+		return declError(m, "module %s registers no hook; a module that registers no hook is a declaration that silently does nothing (call hook(\"x-name\", impl) at its top level)", src.name)
+	}
+	return nil
+}
+
+// located is a ConfigError at the deepest position err carries, else at
+// the declaration.
+func located(m Module, err error) *graph.ConfigError {
+	ce := &graph.ConfigError{File: m.File, Line: m.Line, Key: keyModules}
+	if pos, ok := deepestPos(err); ok {
+		ce.File, ce.Line = pos.Filename(), int(pos.Line)
+	}
+	return ce
+}
+
+// exec parses, rewrites, resolves and executes one file on thread and
+// returns its frozen globals.
+func (l *loader) exec(thread *sl.Thread, src *source, data []byte) (sl.StringDict, error) {
+	f, err := fileOptions().Parse(src.name, data, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := rewrite(f); err != nil {
+		return nil, err
+	}
+	prog, err := sl.FileProgram(f, l.env.Has)
+	if err != nil {
+		return nil, err
+	}
+	l.stack = append(l.stack, src)
+	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
+	globals, err := prog.Init(thread, l.env)
+	if err != nil {
+		return nil, err
+	}
+	globals.Freeze()
+	return globals, nil
+}
+
+// loadError is a load() that failed; it names the file and keeps the cause
+// reachable, so its position is the one reported.
+type loadError struct {
+	name string
+	err  error
+}
+
+func (e *loadError) Error() string { return quote(e.err) }
+func (e *loadError) Unwrap() error { return e.err }
+
+// loadFn implements load() for the thread of a declared module: the file
+// is resolved against the loading file, executed once per Load, frozen,
+// and shared with every later load of it.
+func (l *loader) loadFn(thread *sl.Thread, module string) (sl.StringDict, error) {
+	from := l.stack[len(l.stack)-1]
+	src, err := l.resolveLoad(from, module)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := l.files[src.real]; ok {
+		if e.loading {
+			return nil, fmt.Errorf("load cycle: %s", l.cycle(src))
+		}
+		return e.globals, e.err
+	}
+	if m, ok := l.declared[src.real]; ok {
+		return nil, fmt.Errorf("%s is a declared module (%s) and cannot also be load()ed; move what both need into a library", src.name, where(m))
+	}
+	data, err := readSource(src)
+	if err != nil {
+		return nil, err
+	}
+	st, err := stateOf(thread)
+	if err != nil {
+		return nil, err
+	}
+	e := &fileEntry{loading: true}
+	l.files[src.real] = e
+	lib := st.registrar.lib
+	st.registrar.lib = src.name
+	e.globals, e.err = l.exec(thread, src, data)
+	st.registrar.lib = lib
+	e.loading = false
+	if e.err != nil {
+		e.globals, e.err = nil, &loadError{name: src.name, err: e.err}
+	}
+	return e.globals, e.err
+}
+
+func (l *loader) cycle(to *source) string {
+	var names []string
+	for i, s := range l.stack {
+		if s.real == to.real {
+			for _, t := range l.stack[i:] {
+				names = append(names, t.name)
+			}
+			break
+		}
+	}
+	return strings.Join(append(names, to.name), " loads ")
+}
+
+// resolveLoad resolves a load() argument: "//a/b.star" from the root of the
+// loading file's tree (the repository, or its hook path directory),
+// anything else relative to the loading file's directory.
+func (l *loader) resolveLoad(from *source, module string) (*source, error) {
+	var rel string
+	switch {
+	case strings.HasPrefix(module, "//"):
+		rel = strings.TrimPrefix(module, "//")
+	case strings.HasPrefix(module, "/") || filepath.IsAbs(module):
+		return nil, fmt.Errorf("%q is an absolute path; load a file relative to this one, or from the root as //path/to/file.star", module)
+	case strings.HasPrefix(module, "@") || strings.Contains(module, ":"):
+		return nil, fmt.Errorf("%q: labels are not supported; load a file by its path", module)
+	default:
+		rel = path.Join(from.dir, module)
+	}
+	return l.resolveIn(from.root, rel, from.name == from.path)
+}
+
+// registrationAt is where hook() was called from.
+func registrationAt(thread *sl.Thread) syntax.Position {
+	if thread.CallStackDepth() > 1 {
+		return thread.CallFrame(1).Pos
+	}
+	return syntax.Position{}
+}
+
+// hookBuiltin is hook(name, impl).
+func hookBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var name string
+	var impl sl.Value
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "name", &name, "impl", &impl); err != nil {
+		return nil, err
+	}
+	st, err := stateOf(thread)
+	if err != nil {
+		return nil, err
+	}
+	reg := st.registrar
+	switch {
+	case reg == nil:
+		return nil, fmt.Errorf("hook: %q: hooks are registered by a module's top level as it loads, not by a running hook", name)
+	case reg.lib != "":
+		return nil, fmt.Errorf("hook: %q is registered by the top level of %s, a file executed by load(); only a declared module registers hooks (a loaded file runs once and is shared), so export a function that calls hook() and call it from the module", name, reg.lib)
+	case !graph.IsExtension(name):
+		return nil, fmt.Errorf("hook: module %s registers %q: a repository hook must be named %s<something>; the unprefixed namespace is the-loop's own", reg.module, name, graph.ExtensionPrefix)
+	case !hookName.MatchString(name):
+		return nil, fmt.Errorf("hook: module %s registers %q: want x- followed by letters, digits, '.', '_' or '-'", reg.module, name)
+	}
+	fn, ok := impl.(sl.Callable)
+	if !ok {
+		return nil, fmt.Errorf("hook: %q: impl must be callable (a function taking ctx), got %s", name, impl.Type())
+	}
+	pos := registrationAt(thread)
+	if prev, dup := reg.l.regs[name]; dup {
+		if prev.module == reg.module {
+			return nil, fmt.Errorf("hook: %q is registered twice by module %s (at %s and %s)", name, reg.module, prev.pos, pos)
+		}
+		return nil, fmt.Errorf("hook: %q is registered by both module %s (at %s) and module %s (at %s)", name, prev.module, prev.pos, reg.module, pos)
+	}
+	reg.l.regs[name] = &registration{module: reg.module, pos: pos, impl: fn}
+	reg.l.order = append(reg.l.order, name)
+	return sl.None, nil
+}
+
+// deepestPos is the innermost Starlark position err carries: the frame
+// that failed, or the syntax or resolve error, following causes through
+// load()s.
+func deepestPos(err error) (syntax.Position, bool) {
+	var pos syntax.Position
+	found := false
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch x := e.(type) {
+		case *sl.EvalError:
+			if p, ok := evalPos(x); ok {
+				pos, found = p, true
+			}
+		case syntax.Error:
+			pos, found = x.Pos, true
+		case resolve.ErrorList:
+			pos, found = x[0].Pos, true
+		case resolve.Error:
+			pos, found = x.Pos, true
+		}
+	}
+	return pos, found
+}
+
+// evalPos is the position of the innermost frame of e not in a builtin.
+func evalPos(e *sl.EvalError) (syntax.Position, bool) {
+	for i := len(e.CallStack) - 1; i >= 0; i-- {
+		if p := e.CallStack[i].Pos; p.IsValid() && p.Filename() != "<builtin>" {
+			return p, true
+		}
+	}
+	return syntax.Position{}, false
+}
+
+// quote renders a Starlark error as file:line:col: msg, with the
+// backtrace after it when there is more than one frame.
+func quote(err error) string {
+	var ee *sl.EvalError
+	if errors.As(err, &ee) {
+		head := ee.Msg
+		if pos, ok := evalPos(ee); ok {
+			head = fmt.Sprintf("%s: %s", pos, ee.Msg)
+		}
+		if frames := slices.DeleteFunc(slices.Clone(ee.CallStack), func(f sl.CallFrame) bool { return f.Pos.Filename() == "<builtin>" }); len(frames) > 1 {
+			return head + "\n" + ee.Backtrace()
+		}
+		return head
+	}
+	return err.Error()
+}

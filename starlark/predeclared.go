@@ -1,0 +1,166 @@
+package starlark
+
+import (
+	"fmt"
+
+	starlarkjson "go.starlark.net/lib/json"
+	starlarkmath "go.starlark.net/lib/math"
+	sl "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// predeclared returns the environment every module is executed in: the
+// hook API, the json, math and re modules, struct, the guarded universal
+// functions and the internal names the rewritten syntax tree calls. All of
+// it is stateless (per-execution state travels on the thread), so one
+// environment serves every module and every call of one Load.
+func predeclared() sl.StringDict {
+	env := universe()
+	api := sl.StringDict{
+		"hook":    sl.NewBuiltin("hook", hookBuiltin),
+		"ok":      resultBuiltin("ok", graph.StatusPass),
+		"block":   resultBuiltin("block", graph.StatusBlock),
+		"wait":    resultBuiltin("wait", graph.StatusWait),
+		"skip":    resultBuiltin("skip", graph.StatusSkip),
+		"message": sl.NewBuiltin("message", messageBuiltin),
+		"json":    jsonModule(),
+		"math":    starlarkmath.Module,
+		"re":      reModule(),
+		"struct":  sl.NewBuiltin("struct", starlarkstruct.Make),
+
+		nameAdd:   sl.NewBuiltin("+", addBuiltin),
+		nameMul:   sl.NewBuiltin("*", mulBuiltin),
+		nameMod:   sl.NewBuiltin("%", modBuiltin),
+		nameCount: sl.NewBuiltin("*=", countBuiltin),
+		namePlus:  sl.NewBuiltin("+=", plusBuiltin),
+		nameAttr:  sl.NewBuiltin(".", attrBuiltin),
+	}
+	for name, v := range api {
+		env[name] = v
+	}
+	env.Freeze()
+	return env
+}
+
+// jsonModule is starlark-go's json module with each function checked for
+// the size of what it would build.
+func jsonModule() *starlarkstruct.Module {
+	orig := starlarkjson.Module.Members
+	upstream := func(name string) *sl.Builtin { return orig[name].(*sl.Builtin) }
+	encode, decode, indent := upstream("encode"), upstream("decode"), upstream("indent")
+	state := func(thread *sl.Thread) *callState {
+		st, _ := stateOf(thread)
+		return st
+	}
+	encodeCheck := func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple) error {
+		st := state(thread)
+		if st == nil || len(args) == 0 {
+			return nil
+		}
+		return st.allow(strSize(args[0], st.limits.Heap), b.Name())
+	}
+	indentCheck := func(thread *sl.Thread, b *sl.Builtin, s string, kwargs []sl.Tuple) error {
+		st := state(thread)
+		if st == nil {
+			return nil
+		}
+		prefix, ind := "", "\t"
+		for _, kv := range kwargs {
+			k, _ := sl.AsString(kv[0])
+			v, _ := sl.AsString(kv[1])
+			switch k {
+			case "prefix":
+				prefix = v
+			case "indent":
+				ind = v
+			}
+		}
+		return st.allow(indentSize(s, len(prefix), len(ind), st.limits.Heap), b.Name())
+	}
+	return &starlarkstruct.Module{Name: "json", Members: sl.StringDict{
+		"encode": sl.NewBuiltin("json.encode", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			if err := encodeCheck(thread, b, args); err != nil {
+				return nil, err
+			}
+			return encode.CallInternal(thread, args, kwargs)
+		}),
+		"decode": sl.NewBuiltin("json.decode", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			if st := state(thread); st != nil && len(args) > 0 {
+				if s, ok := sl.AsString(args[0]); ok {
+					if err := st.allow(uint64(len(s))*sizeSlot, b.Name()); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return decode.CallInternal(thread, args, kwargs)
+		}),
+		"indent": sl.NewBuiltin("json.indent", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			if len(args) > 0 {
+				if s, ok := sl.AsString(args[0]); ok {
+					if err := indentCheck(thread, b, s, kwargs); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return indent.CallInternal(thread, args, kwargs)
+		}),
+		"encode_indent": sl.NewBuiltin("json.encode_indent", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			if err := encodeCheck(thread, b, args); err != nil {
+				return nil, err
+			}
+			s, err := encode.CallInternal(thread, args, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", b.Name(), trimPrefix(err, "json.encode: "))
+			}
+			if err := indentCheck(thread, b, string(s.(sl.String)), kwargs); err != nil {
+				return nil, err
+			}
+			return indent.CallInternal(thread, sl.Tuple{s}, kwargs)
+		}),
+	}}
+}
+
+func trimPrefix(err error, prefix string) string {
+	msg := err.Error()
+	if len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
+		return msg[len(prefix):]
+	}
+	return msg
+}
+
+// indentSize bounds the length of json.indent's output: every structural
+// character may start a line indented to the document's greatest depth.
+func indentSize(s string, prefix, indent int, limit uint64) uint64 {
+	z := newSizer(limit)
+	depth, most, lines := 0, 0, 1
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			most = max(most, depth)
+			lines++
+		case c == ']' || c == '}':
+			depth--
+			lines++
+		case c == ',':
+			lines++
+		}
+	}
+	perLine := z.add(uint64(prefix)+1, z.mul(uint64(indent), uint64(most)))
+	return z.add(uint64(len(s)), z.mul(uint64(lines), perLine))
+}

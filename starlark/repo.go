@@ -1,0 +1,354 @@
+package starlark
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	sl "go.starlark.net/starlark"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// confined resolves repo-relative, slash-separated paths inside one root
+// directory: an absolute path, a path whose .. leaves the root and a path
+// whose symbolic links resolve outside it are refused. It never follows a
+// link to find out whether something outside exists.
+type confined struct {
+	root     string // as given: what paths are joined to
+	rootReal string // with symbolic links resolved
+	what     string // "the repository", "the hook path directory /x"
+}
+
+func newConfined(root, what string) (*confined, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("%s root %q is not an absolute path", what, root)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s root: %w", what, err)
+	}
+	return &confined{root: filepath.Clean(root), rootReal: real, what: what}, nil
+}
+
+// clean checks rel lexically and returns it cleaned, still slash-separated.
+func (c *confined) clean(rel string) (string, error) {
+	switch {
+	case rel == "":
+		return "", errors.New("an empty path")
+	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
+		return "", fmt.Errorf("%q is absolute; paths are relative to %s", rel, c.what)
+	case strings.ContainsRune(rel, 0):
+		return "", fmt.Errorf("%q contains a NUL byte", rel)
+	}
+	p := path.Clean(rel)
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", fmt.Errorf("%q leaves %s", rel, c.what)
+	}
+	return p, nil
+}
+
+// resolve returns the joined path of rel and whether it exists, after
+// checking that the deepest existing part of it resolves inside the root.
+func (c *confined) resolve(rel string) (joined string, exists bool, err error) {
+	p, err := c.clean(rel)
+	if err != nil {
+		return "", false, err
+	}
+	joined = filepath.Join(c.root, filepath.FromSlash(p))
+	probe := joined
+	for {
+		real, err := filepath.EvalSymlinks(probe)
+		if err == nil {
+			if !within(c.rootReal, real) {
+				return "", false, fmt.Errorf("%q resolves outside %s through a symbolic link", rel, c.what)
+			}
+			return joined, probe == joined, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", false, fmt.Errorf("%s: %w", rel, err)
+		}
+		if probe == c.root || len(probe) <= len(c.root) {
+			return "", false, fmt.Errorf("%s: %w", rel, err)
+		}
+		probe = filepath.Dir(probe)
+	}
+}
+
+// within reports whether p is root or inside it; both are cleaned absolute
+// paths.
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// repoValue is ctx.repo: read, exists and glob over the repository, for one
+// hook call.
+type repoValue struct {
+	c     *confined
+	files *graph.Files
+	st    *callState
+	attrs map[string]*sl.Builtin
+}
+
+var _ sl.HasAttrs = (*repoValue)(nil)
+
+func newRepoValue(c *confined, files *graph.Files, st *callState) *repoValue {
+	r := &repoValue{c: c, files: files, st: st}
+	r.attrs = map[string]*sl.Builtin{
+		"read":   sl.NewBuiltin("repo.read", r.read),
+		"exists": sl.NewBuiltin("repo.exists", r.exists),
+		"glob":   sl.NewBuiltin("repo.glob", r.glob),
+	}
+	return r
+}
+
+func (r *repoValue) String() string        { return "<repo>" }
+func (r *repoValue) Type() string          { return "repo" }
+func (r *repoValue) Freeze()               {}
+func (r *repoValue) Truth() sl.Bool        { return sl.True }
+func (r *repoValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: repo") }
+func (r *repoValue) AttrNames() []string   { return []string{"exists", "glob", "read"} }
+func (r *repoValue) Attr(name string) (sl.Value, error) {
+	if b, ok := r.attrs[name]; ok {
+		return b, nil
+	}
+	return nil, nil
+}
+
+// read(path) returns the file's contents as a string.
+func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var rel string
+	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
+		return nil, err
+	}
+	joined, exists, err := r.c.resolve(rel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if !exists {
+		return nil, fmt.Errorf("%s: %s does not exist", b.Name(), rel)
+	}
+	fi, err := os.Stat(joined)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s is not a regular file", b.Name(), rel)
+	}
+	lim := r.st.limits
+	if fi.Size() > lim.ReadBytes {
+		return nil, fmt.Errorf("%s: %s is %d bytes; one read is limited to %d", b.Name(), rel, fi.Size(), lim.ReadBytes)
+	}
+	if r.st.readTotal+fi.Size() > lim.ReadTotal {
+		return nil, fmt.Errorf("%s: reading %s would take this call past its read limit of %d bytes", b.Name(), rel, lim.ReadTotal)
+	}
+	var data []byte
+	if r.files != nil {
+		data, err = r.files.ReadFile(joined)
+	} else {
+		data, err = readAtMost(joined, lim.ReadBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if int64(len(data)) > lim.ReadBytes {
+		return nil, fmt.Errorf("%s: %s is over %d bytes; one read is limited to %d", b.Name(), rel, lim.ReadBytes, lim.ReadBytes)
+	}
+	r.st.readTotal += int64(len(data))
+	if err := r.st.charge(thread, uint64(len(data))/1024, "reading "+rel); err != nil {
+		return nil, err
+	}
+	return sl.String(data), nil
+}
+
+func readAtMost(name string, n int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n+1))
+}
+
+// exists(path) reports whether path names a file or directory.
+func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var rel string
+	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
+		return nil, err
+	}
+	_, exists, err := r.c.resolve(rel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return sl.Bool(exists), nil
+}
+
+// glob(pattern) lists the regular files matching pattern, sorted.
+func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var pattern string
+	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &pattern); err != nil {
+		return nil, err
+	}
+	if err := r.st.charge(thread, globCost, "glob "+pattern); err != nil {
+		return nil, err
+	}
+	paths, err := r.c.glob(pattern, func(n int) error {
+		return r.st.charge(thread, uint64(n), "glob "+pattern)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if err := r.st.allow(uint64(len(paths))*(sizePiece+64), "glob "+pattern); err != nil {
+		return nil, err
+	}
+	elems := make([]sl.Value, len(paths))
+	for i, p := range paths {
+		elems[i] = sl.String(p)
+	}
+	l := sl.NewList(elems)
+	l.Freeze()
+	return l, nil
+}
+
+// globCost is what a glob is charged in steps before the entries it
+// visits, one step each: a walk costs system calls however small the tree.
+const globCost = 64
+
+// maxGlobSegments bounds a pattern's length in segments.
+const maxGlobSegments = 64
+
+// glob walks the part of the tree under pattern's literal prefix and
+// returns the regular files matching it, sorted. Each segment matches as
+// path.Match does ("*" and "?" never match "/"); a "**" segment matches any
+// number of whole segments, none included. Directories named .git are not
+// entered and symbolic links are neither followed nor listed. visit is
+// called for each batch of entries seen, so the walk can be charged for.
+func (c *confined) glob(pattern string, visit func(int) error) ([]string, error) {
+	if pattern == "" {
+		return nil, errors.New("an empty pattern")
+	}
+	if strings.HasPrefix(pattern, "/") || filepath.IsAbs(pattern) {
+		return nil, fmt.Errorf("pattern %q is absolute; patterns are relative to %s", pattern, c.what)
+	}
+	segs := strings.Split(pattern, "/")
+	if len(segs) > maxGlobSegments {
+		return nil, fmt.Errorf("pattern %q has more than %d segments", pattern, maxGlobSegments)
+	}
+	var prefix []string
+	literal := true
+	for _, s := range segs {
+		switch s {
+		case "", ".":
+			return nil, fmt.Errorf("pattern %q: empty or . segment", pattern)
+		case "..":
+			return nil, fmt.Errorf("pattern %q leaves %s", pattern, c.what)
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+		}
+		if literal && s != "**" && !strings.ContainsAny(s, `*?[\`) {
+			prefix = append(prefix, s)
+		} else {
+			literal = false
+		}
+	}
+	if len(prefix) == len(segs) {
+		// No wildcard: the pattern names one file.
+		prefix = prefix[:len(prefix)-1]
+	}
+	start := "."
+	if len(prefix) > 0 {
+		start = strings.Join(prefix, "/")
+	}
+	joined, exists, err := c.resolve(start)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return []string{}, nil
+	}
+	if fi, err := os.Lstat(joined); err != nil || !fi.IsDir() {
+		return []string{}, nil // a symbolic link or a file: nothing to walk
+	}
+	out := []string{}
+	seen := 0
+	err = filepath.WalkDir(joined, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == joined {
+				return err
+			}
+			return nil // an unreadable subdirectory lists nothing
+		}
+		seen++
+		if seen%256 == 0 {
+			if err := visit(256); err != nil {
+				return err
+			}
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && p != joined {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(c.root, p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if matchSegments(segs, strings.Split(rel, "/")) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := visit(seen % 256); err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// matchSegments reports whether name matches pat, segment by segment, "**"
+// matching any run of segments. It is a dynamic programme over the two, so
+// no pattern takes more than len(pat)*len(name) steps.
+func matchSegments(pat, name []string) bool {
+	// m[j] reports whether pat[i:] matches name[j:], for the current i.
+	m := make([]bool, len(name)+1)
+	m[len(name)] = true // the empty pattern matches the empty name
+	for i := len(pat) - 1; i >= 0; i-- {
+		next := make([]bool, len(name)+1)
+		if pat[i] == "**" {
+			// ** matches nothing, or one more segment.
+			next[len(name)] = m[len(name)]
+			for j := len(name) - 1; j >= 0; j-- {
+				next[j] = m[j] || next[j+1]
+			}
+		} else {
+			for j := len(name) - 1; j >= 0; j-- {
+				if ok, _ := path.Match(pat[i], name[j]); ok {
+					next[j] = m[j+1]
+				}
+			}
+		}
+		m = next
+	}
+	return m[0]
+}

@@ -1,0 +1,196 @@
+package starlark
+
+import (
+	"fmt"
+	"strings"
+
+	sl "go.starlark.net/starlark"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// Message is the Starlark value message(...) returns: one finding.
+type Message struct{ m graph.Message }
+
+var (
+	_ sl.HasAttrs = (*Message)(nil)
+	_ sl.HasAttrs = (*Result)(nil)
+)
+
+func (m *Message) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "message(%q", m.m.Text)
+	if m.m.Path != "" {
+		fmt.Fprintf(&b, ", path = %q", m.m.Path)
+	}
+	if m.m.Line > 0 {
+		fmt.Fprintf(&b, ", line = %d", m.m.Line)
+	}
+	fmt.Fprintf(&b, ", severity = %q)", m.m.Severity)
+	return b.String()
+}
+func (m *Message) Type() string          { return "message" }
+func (m *Message) Freeze()               {}
+func (m *Message) Truth() sl.Bool        { return sl.True }
+func (m *Message) Hash() (uint32, error) { return sl.String(m.String()).Hash() }
+func (m *Message) AttrNames() []string   { return []string{"line", "path", "severity", "text"} }
+
+func (m *Message) Attr(name string) (sl.Value, error) {
+	switch name {
+	case "text":
+		return sl.String(m.m.Text), nil
+	case "path":
+		if m.m.Path == "" {
+			return sl.None, nil
+		}
+		return sl.String(m.m.Path), nil
+	case "line":
+		if m.m.Line <= 0 {
+			return sl.None, nil
+		}
+		return sl.MakeInt(m.m.Line), nil
+	case "severity":
+		return sl.String(m.m.Severity), nil
+	}
+	return nil, nil
+}
+
+// Result is the Starlark value ok(), block(), wait() and skip() return: a
+// hook's verdict, converted to a graph.Result when the hook returns it.
+type Result struct{ r graph.Result }
+
+func (r *Result) String() string {
+	return fmt.Sprintf("result(status = %q, messages = %d)", r.r.Status, len(r.r.Messages))
+}
+func (r *Result) Type() string          { return "result" }
+func (r *Result) Freeze()               {}
+func (r *Result) Truth() sl.Bool        { return sl.True }
+func (r *Result) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
+func (r *Result) AttrNames() []string   { return []string{"data", "messages", "retriable", "status"} }
+
+func (r *Result) Attr(name string) (sl.Value, error) {
+	switch name {
+	case "status":
+		return sl.String(r.r.Status), nil
+	case "retriable":
+		return sl.Bool(r.r.Retriable), nil
+	case "messages":
+		out := make(sl.Tuple, len(r.r.Messages))
+		for i, m := range r.r.Messages {
+			out[i] = &Message{m}
+		}
+		return out, nil
+	case "data":
+		if r.r.Data == nil {
+			return sl.None, nil
+		}
+		return toStarlark(r.r.Data)
+	}
+	return nil, nil
+}
+
+var severities = []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityInfo}
+
+// messageBuiltin is message(text, path=None, line=None, severity="error").
+func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var text string
+	var path, line sl.Value = sl.None, sl.None
+	severity := graph.SeverityError
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "text", &text, "path?", &path, "line?", &line, "severity?", &severity); err != nil {
+		return nil, err
+	}
+	m := graph.Message{Text: text, Severity: severity}
+	switch p := path.(type) {
+	case sl.NoneType:
+	case sl.String:
+		m.Path = string(p)
+	default:
+		return nil, fmt.Errorf("%s: path: got %s, want string or None", b.Name(), path.Type())
+	}
+	switch l := line.(type) {
+	case sl.NoneType:
+	case sl.Int:
+		n, ok := l.Int64()
+		if !ok || n < 1 || n > 1<<31 {
+			return nil, fmt.Errorf("%s: line: got %s, want a line number from 1", b.Name(), l)
+		}
+		m.Line = int(n)
+	default:
+		return nil, fmt.Errorf("%s: line: got %s, want int or None", b.Name(), line.Type())
+	}
+	valid := false
+	for _, s := range severities {
+		valid = valid || s == severity
+	}
+	if !valid {
+		return nil, fmt.Errorf("%s: severity: got %q, want %s", b.Name(), severity, strings.Join(severities, ", "))
+	}
+	return &Message{m}, nil
+}
+
+// resultBuiltin makes ok, block, wait and skip: each positional argument is
+// a string, a message or a list (or tuple) of those; data is a dict or
+// None; block alone takes retriable. A bare string is an error under block
+// and information under the others.
+func resultBuiltin(name string, status graph.Status) *sl.Builtin {
+	severity := graph.SeverityInfo
+	if status == graph.StatusBlock {
+		severity = graph.SeverityError
+	}
+	return sl.NewBuiltin(name, func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+		r := graph.Result{Status: status, Retriable: true}
+		var data sl.Value = sl.None
+		for _, kv := range kwargs {
+			k, _ := sl.AsString(kv[0])
+			switch {
+			case k == "data":
+				data = kv[1]
+			case k == "retriable" && status == graph.StatusBlock:
+				bv, ok := kv[1].(sl.Bool)
+				if !ok {
+					return nil, fmt.Errorf("%s: retriable: got %s, want bool", name, kv[1].Type())
+				}
+				r.Retriable = bool(bv)
+			default:
+				return nil, fmt.Errorf("%s: unexpected keyword argument %s", name, k)
+			}
+		}
+		add := func(v sl.Value) error {
+			switch v := v.(type) {
+			case sl.String:
+				r.Messages = append(r.Messages, graph.Message{Text: string(v), Severity: severity})
+			case *Message:
+				r.Messages = append(r.Messages, v.m)
+			default:
+				return fmt.Errorf("%s: got %s, want a string, a message() or a list of those", name, v.Type())
+			}
+			return nil
+		}
+		for _, a := range args {
+			switch a := a.(type) {
+			case *sl.List, sl.Tuple:
+				for x := range sl.Elements(a.(sl.Iterable)) {
+					if err := add(x); err != nil {
+						return nil, err
+					}
+				}
+			default:
+				if err := add(a); err != nil {
+					return nil, err
+				}
+			}
+		}
+		switch d := data.(type) {
+		case sl.NoneType:
+		case *sl.Dict:
+			g, err := toGo(d)
+			if err != nil {
+				return nil, fmt.Errorf("%s: data: %w", name, err)
+			}
+			r.Data = g.(map[string]any)
+		default:
+			return nil, fmt.Errorf("%s: data: got %s, want dict or None", name, data.Type())
+		}
+		return &Result{r}, nil
+	})
+}

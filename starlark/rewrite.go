@@ -1,0 +1,191 @@
+package starlark
+
+import (
+	"strconv"
+
+	"go.starlark.net/syntax"
+)
+
+// The names the rewritten syntax tree calls. None is a valid Starlark
+// identifier, so no module can name, shadow or call one itself.
+const (
+	nameAdd   = "$add"
+	nameMul   = "$mul"
+	nameMod   = "$mod"
+	nameCount = "$count"
+	namePlus  = "$plus"
+	nameAttr  = "$attr"
+)
+
+// rewrite routes the operations that can allocate without bound through
+// the guards in guards.go, before the file is resolved and compiled:
+//
+//	x + y        -> $add(x, y)
+//	x * y        -> $mul(x, y)
+//	x % y        -> $mod(x, y)
+//	x *= y       -> x *= $count(y)
+//	x += y       -> x += $plus(y)
+//	x %= y       -> x = $mod(x, y)          (x a name)
+//	x.replace    -> $attr(x, "replace")     (and the other guardedAttrs)
+//
+// Each new call is positioned at the operator it replaces, so errors and
+// backtraces point where they did. Assignment targets are left alone. The
+// one construct it refuses is %= on an element or field, which it cannot
+// rewrite without evaluating the target twice.
+func rewrite(f *syntax.File) error {
+	r := rewriter{}
+	r.stmts(f.Stmts)
+	return r.err
+}
+
+type rewriter struct{ err error }
+
+func call(name string, pos syntax.Position, args ...syntax.Expr) *syntax.CallExpr {
+	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: name}, Lparen: pos, Args: args, Rparen: pos}
+}
+
+func (r *rewriter) stmts(ss []syntax.Stmt) {
+	for _, s := range ss {
+		r.stmt(s)
+	}
+}
+
+func (r *rewriter) stmt(s syntax.Stmt) {
+	switch s := s.(type) {
+	case *syntax.AssignStmt:
+		r.target(s.LHS)
+		s.RHS = r.expr(s.RHS)
+		switch s.Op {
+		case syntax.STAR_EQ:
+			s.RHS = call(nameCount, s.OpPos, s.RHS)
+		case syntax.PLUS_EQ:
+			s.RHS = call(namePlus, s.OpPos, s.RHS)
+		case syntax.PERCENT_EQ:
+			id, ok := s.LHS.(*syntax.Ident)
+			if !ok {
+				if r.err == nil {
+					r.err = syntax.Error{Pos: s.OpPos, Msg: "%= is supported on a name only; write x[i] = x[i] % y"}
+				}
+				return
+			}
+			s.Op = syntax.EQ
+			s.RHS = call(nameMod, s.OpPos, &syntax.Ident{NamePos: id.NamePos, Name: id.Name}, s.RHS)
+		}
+	case *syntax.DefStmt:
+		r.exprs(s.Params)
+		r.stmts(s.Body)
+	case *syntax.ExprStmt:
+		s.X = r.expr(s.X)
+	case *syntax.ForStmt:
+		r.target(s.Vars)
+		s.X = r.expr(s.X)
+		r.stmts(s.Body)
+	case *syntax.WhileStmt:
+		s.Cond = r.expr(s.Cond)
+		r.stmts(s.Body)
+	case *syntax.IfStmt:
+		s.Cond = r.expr(s.Cond)
+		r.stmts(s.True)
+		r.stmts(s.False)
+	case *syntax.ReturnStmt:
+		if s.Result != nil {
+			s.Result = r.expr(s.Result)
+		}
+	case *syntax.LoadStmt, *syntax.BranchStmt:
+	}
+}
+
+// target rewrites the expressions inside an assignment target, not the
+// target itself.
+func (r *rewriter) target(e syntax.Expr) {
+	switch e := e.(type) {
+	case *syntax.IndexExpr:
+		e.X = r.expr(e.X)
+		e.Y = r.expr(e.Y)
+	case *syntax.DotExpr:
+		e.X = r.expr(e.X)
+	case *syntax.ParenExpr:
+		r.target(e.X)
+	case *syntax.ListExpr:
+		for _, x := range e.List {
+			r.target(x)
+		}
+	case *syntax.TupleExpr:
+		for _, x := range e.List {
+			r.target(x)
+		}
+	}
+}
+
+func (r *rewriter) exprs(es []syntax.Expr) {
+	for i, e := range es {
+		es[i] = r.expr(e)
+	}
+}
+
+func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
+	switch e := e.(type) {
+	case nil:
+		return nil
+	case *syntax.BinaryExpr:
+		e.X = r.expr(e.X)
+		e.Y = r.expr(e.Y)
+		switch e.Op {
+		case syntax.PLUS:
+			return call(nameAdd, e.OpPos, e.X, e.Y)
+		case syntax.STAR:
+			return call(nameMul, e.OpPos, e.X, e.Y)
+		case syntax.PERCENT:
+			return call(nameMod, e.OpPos, e.X, e.Y)
+		}
+	case *syntax.CallExpr:
+		e.Fn = r.expr(e.Fn)
+		r.exprs(e.Args)
+	case *syntax.Comprehension:
+		e.Body = r.expr(e.Body)
+		for _, c := range e.Clauses {
+			switch c := c.(type) {
+			case *syntax.ForClause:
+				r.target(c.Vars)
+				c.X = r.expr(c.X)
+			case *syntax.IfClause:
+				c.Cond = r.expr(c.Cond)
+			}
+		}
+	case *syntax.CondExpr:
+		e.Cond = r.expr(e.Cond)
+		e.True = r.expr(e.True)
+		e.False = r.expr(e.False)
+	case *syntax.DictEntry:
+		e.Key = r.expr(e.Key)
+		e.Value = r.expr(e.Value)
+	case *syntax.DictExpr:
+		r.exprs(e.List)
+	case *syntax.DotExpr:
+		e.X = r.expr(e.X)
+		if guardedAttrs[e.Name.Name] {
+			name := &syntax.Literal{Token: syntax.STRING, TokenPos: e.NamePos, Raw: strconv.Quote(e.Name.Name), Value: e.Name.Name}
+			return call(nameAttr, e.Dot, e.X, name)
+		}
+	case *syntax.IndexExpr:
+		e.X = r.expr(e.X)
+		e.Y = r.expr(e.Y)
+	case *syntax.LambdaExpr:
+		r.exprs(e.Params)
+		e.Body = r.expr(e.Body)
+	case *syntax.ListExpr:
+		r.exprs(e.List)
+	case *syntax.TupleExpr:
+		r.exprs(e.List)
+	case *syntax.ParenExpr:
+		e.X = r.expr(e.X)
+	case *syntax.SliceExpr:
+		e.X = r.expr(e.X)
+		e.Lo = r.expr(e.Lo)
+		e.Hi = r.expr(e.Hi)
+		e.Step = r.expr(e.Step)
+	case *syntax.UnaryExpr:
+		e.X = r.expr(e.X)
+	}
+	return e
+}
