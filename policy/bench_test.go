@@ -119,3 +119,63 @@ func BenchmarkCheckAll200(b *testing.B) {
 type discard struct{}
 
 func (discard) Emit(string, string, map[string]any) error { return nil }
+
+// writeLicenceRepo writes the licence-header fixture at scale: the worked
+// example's hook over n Go files of about 4 KiB, one in ten without its
+// header, and one work item at implementation.
+func writeLicenceRepo(tb testing.TB, root string, n int) {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "licence", ".the-loop", "hooks", "house_rules.star"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	write := func(rel string, body []byte) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, f := range []string{".the-loop/harness-config.yaml", "docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "licence", f))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		write(f, data)
+	}
+	write(".the-loop/hooks/house_rules.star", src)
+	body := strings.Repeat("// a line of ordinary Go source, about sixty bytes long.\n", 70)
+	for i := range n {
+		head := "// SPDX-License-Identifier: MIT\n\n"
+		if i%10 == 0 {
+			head = "// no licence here\n\n"
+		}
+		write(fmt.Sprintf("src/pkg%03d/file%05d.go", i/100, i), []byte(head+"package pkg\n\n"+body))
+	}
+}
+
+// TestWriteLicenceRepo writes the licence fixture to
+// $THE_LOOP_BENCH_LICENCE_REPO, for timing whole processes against grep.
+func TestWriteLicenceRepo(t *testing.T) {
+	dir := os.Getenv("THE_LOOP_BENCH_LICENCE_REPO")
+	if dir == "" {
+		t.Skip("set THE_LOOP_BENCH_LICENCE_REPO to write the licence benchmark repository")
+	}
+	writeLicenceRepo(t, dir, 10_000)
+}
+
+func BenchmarkLicenceHeader10k(b *testing.B) {
+	root := b.TempDir()
+	writeLicenceRepo(b, root, 10_000)
+	b.ResetTimer()
+	for b.Loop() {
+		e, err := Open(Options{Repo: root, Events: discard{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		reps, err := e.Check([]string{"issue-1"}, false, Selector{})
+		if err != nil || reps[0].OK {
+			b.Fatal(err, "the missing headers were not found")
+		}
+	}
+}
