@@ -23,7 +23,9 @@ func (m Module) Label() string {
 	return m.Dotted
 }
 
-// Limits bound every hook call (and every module's top level).
+// Limits bound every hook call (and every module's top level). A zero
+// field takes its value from DefaultLimits. See the package documentation
+// for how each is enforced.
 type Limits struct {
 	// Steps is the Starlark step budget per call.
 	Steps uint64
@@ -31,7 +33,8 @@ type Limits struct {
 	Deadline time.Duration
 	// ReadBytes bounds one ctx.repo.read; ReadTotal all reads of one call.
 	ReadBytes, ReadTotal int64
-	// Heap bounds the Go heap growth a call may cause before it is stopped.
+	// Heap bounds the Go heap growth a call may cause before it is
+	// stopped, in bytes.
 	Heap uint64
 }
 
@@ -44,14 +47,18 @@ var DefaultLimits = Limits{
 	Heap:      256 << 20,
 }
 
-// Options configure Load.
+// Options configure Load. The zero value is not usable: Repo is required.
 type Options struct {
-	// Repo is the repository root, absolute.
+	// Repo is the repository root, absolute. Path modules, load()s and
+	// ctx.repo are confined to it (a hook call confines ctx.repo to the
+	// graph.Context's Repo when that is set).
 	Repo string
-	// HookPath lists the directories a dotted module is resolved in.
+	// HookPath lists the directories a dotted module is resolved in, in
+	// order; a missing directory is skipped.
 	HookPath []string
 	Limits   Limits
-	// Log receives print() output (debug) and diagnostics; nil discards.
+	// Log receives print() output (debug) and diagnostics. When nil, a
+	// hook call logs to its graph.Context's Log, and loading discards.
 	Log *slog.Logger
 }
 

@@ -228,7 +228,7 @@ func (c *goConverter) convert(v sl.Value, depth int) (any, error) {
 			out[name] = g
 		}
 		return out, nil
-	case *Message:
+	case *messageValue:
 		out := map[string]any{"text": v.m.Text, "severity": v.m.Severity}
 		if v.m.Path != "" {
 			out["path"] = v.m.Path

@@ -19,31 +19,31 @@ var ctxAttrs = []string{
 	"node", "params", "repo", "results", "work_item",
 }
 
-// Context is the ctx a hook is called with: a read-only view of the
+// ctxValue is the ctx a hook is called with: a read-only view of the
 // graph.Context. Its attributes are built on first use and frozen, so a
-// hook that never looks at ctx.config pays nothing for it. A Context
+// hook that never looks at ctx.config pays nothing for it. A ctxValue
 // belongs to one call, on one goroutine.
-type Context struct {
+type ctxValue struct {
 	hook  string
 	gctx  *graph.Context
 	repo  *repoValue
 	cache map[string]sl.Value
 }
 
-var _ sl.HasAttrs = (*Context)(nil)
+var _ sl.HasAttrs = (*ctxValue)(nil)
 
-func newContext(hook string, gctx *graph.Context, repo *repoValue) *Context {
-	return &Context{hook: hook, gctx: gctx, repo: repo, cache: map[string]sl.Value{}}
+func newContext(hook string, gctx *graph.Context, repo *repoValue) *ctxValue {
+	return &ctxValue{hook: hook, gctx: gctx, repo: repo, cache: map[string]sl.Value{}}
 }
 
-func (c *Context) String() string        { return fmt.Sprintf("<ctx %s>", c.hook) }
-func (c *Context) Type() string          { return "ctx" }
-func (c *Context) Freeze()               {}
-func (c *Context) Truth() sl.Bool        { return sl.True }
-func (c *Context) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: ctx") }
-func (c *Context) AttrNames() []string   { return ctxAttrs }
+func (c *ctxValue) String() string        { return fmt.Sprintf("<ctx %s>", c.hook) }
+func (c *ctxValue) Type() string          { return "ctx" }
+func (c *ctxValue) Freeze()               {}
+func (c *ctxValue) Truth() sl.Bool        { return sl.True }
+func (c *ctxValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: ctx") }
+func (c *ctxValue) AttrNames() []string   { return ctxAttrs }
 
-func (c *Context) Attr(name string) (sl.Value, error) {
+func (c *ctxValue) Attr(name string) (sl.Value, error) {
 	if v, ok := c.cache[name]; ok {
 		return v, nil
 	}
@@ -59,7 +59,7 @@ func (c *Context) Attr(name string) (sl.Value, error) {
 	return v, nil
 }
 
-func (c *Context) build(name string) (sl.Value, error) {
+func (c *ctxValue) build(name string) (sl.Value, error) {
 	g := c.gctx
 	switch name {
 	case "hook":
@@ -151,7 +151,7 @@ func nodeValue(n *graph.Node) sl.Value {
 // artifacts maps each name the node produces (either alternative of an
 // "a.md|b.md" entry) that exists in the spec folder to its repo-relative
 // path.
-func (c *Context) artifacts() sl.Value {
+func (c *ctxValue) artifacts() sl.Value {
 	d := sl.NewDict(0)
 	g := c.gctx
 	if g.Node == nil || g.WorkItem.SpecDir == "" {
@@ -179,7 +179,7 @@ func (c *Context) artifacts() sl.Value {
 func resultValue(r graph.Result) (sl.Value, error) {
 	msgs := make(sl.Tuple, len(r.Messages))
 	for i, m := range r.Messages {
-		msgs[i] = &Message{m}
+		msgs[i] = &messageValue{m}
 	}
 	var data sl.Value = sl.None
 	if r.Data != nil {

@@ -12,7 +12,7 @@ package starlark
 // reached by rewriting the syntax tree (rewrite.go): x * y becomes
 // $mul(x, y), x % y becomes $mod(x, y), x.replace becomes $attr(x,
 // "replace"), and so on; the universal functions that materialise or
-// stringify a value are replaced by wrappers here. An operation that only
+// stringify a value are replaced by wrappers (universe.go). An operation that only
 // walks what already exists (min, max, any, all, sorted, ...) is charged
 // steps for its length, so an iteration over range(1 << 62) inside a
 // builtin exhausts the step budget instead of running for ever.
@@ -23,10 +23,8 @@ import (
 	"math/bits"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	sl "go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 )
 
@@ -50,150 +48,6 @@ var guardedAttrs = map[string]bool{
 	"splitlines": true, "extend": true, "union": true, "update": true,
 	"symmetric_difference": true, "intersection": true, "difference": true,
 	"issubset": true, "issuperset": true,
-}
-
-// sizer estimates the length of a value's str() without building it. Each
-// container is measured once (by identity), so a structure that refers to
-// the same large value many times is measured in time proportional to its
-// distinct parts while its estimate still counts every reference. Every sum
-// saturates at cap.
-type sizer struct {
-	cap  uint64
-	memo map[unsafe.Pointer]uint64
-}
-
-func newSizer(limit uint64) *sizer {
-	return &sizer{cap: limit + 1, memo: map[unsafe.Pointer]uint64{}}
-}
-
-func (z *sizer) add(a, b uint64) uint64 {
-	if s := a + b; s >= a && s < z.cap {
-		return s
-	}
-	return z.cap
-}
-
-func (z *sizer) mul(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi != 0 || lo >= z.cap {
-		return z.cap
-	}
-	return lo
-}
-
-// inProgress marks a container being measured, so a cycle (printed "[...]")
-// ends the recursion.
-const inProgress = ^uint64(0)
-
-func (z *sizer) container(key unsafe.Pointer, measure func() uint64) uint64 {
-	if key == nil {
-		return measure()
-	}
-	if n, ok := z.memo[key]; ok {
-		if n == inProgress {
-			return 5
-		}
-		return n
-	}
-	z.memo[key] = inProgress
-	n := measure()
-	z.memo[key] = n
-	return n
-}
-
-func (z *sizer) size(v sl.Value) uint64 {
-	switch v := v.(type) {
-	case sl.String:
-		return z.add(uint64(len(v)), 2)
-	case sl.Bytes:
-		return z.add(uint64(len(v)), 3)
-	case sl.Int:
-		if _, ok := v.Int64(); ok {
-			return 20
-		}
-		return uint64(v.BigInt().BitLen()/3 + 2)
-	case sl.Float:
-		return 32
-	case sl.Bool, sl.NoneType:
-		return 5
-	case *sl.List:
-		return z.container(unsafe.Pointer(v), func() uint64 { return z.elems(v.Len(), v.Index) })
-	case sl.Tuple:
-		if len(v) == 0 {
-			return 2
-		}
-		return z.container(unsafe.Pointer(unsafe.SliceData(v)), func() uint64 { return z.elems(len(v), v.Index) })
-	case *sl.Dict:
-		return z.container(unsafe.Pointer(v), func() uint64 {
-			n := uint64(2)
-			for _, kv := range v.Items() {
-				n = z.add(n, z.add(z.add(z.size(kv[0]), z.size(kv[1])), 4))
-				if n >= z.cap {
-					break
-				}
-			}
-			return n
-		})
-	case *sl.Set:
-		return z.container(unsafe.Pointer(v), func() uint64 {
-			n := uint64(5)
-			for x := range v.Elements() {
-				n = z.add(n, z.add(z.size(x), 2))
-				if n >= z.cap {
-					break
-				}
-			}
-			return n
-		})
-	case *starlarkstruct.Struct:
-		return z.container(unsafe.Pointer(v), func() uint64 {
-			n := z.size(v.Constructor())
-			for name, x := range v.Entries() {
-				n = z.add(n, z.add(z.size(x), uint64(len(name)+3)))
-				if n >= z.cap {
-					break
-				}
-			}
-			return n
-		})
-	}
-	if n := sl.Len(v); n > 0 {
-		return z.add(64, z.mul(uint64(n), 8))
-	}
-	return 64
-}
-
-func (z *sizer) elems(n int, at func(int) sl.Value) uint64 {
-	total := uint64(2)
-	for i := range n {
-		total = z.add(total, z.add(z.size(at(i)), 2))
-		if total >= z.cap {
-			break
-		}
-	}
-	return total
-}
-
-// strSize estimates len(str(v)), saturating just above limit.
-func strSize(v sl.Value, limit uint64) uint64 { return newSizer(limit).size(v) }
-
-// largestArg is the largest str() estimate among the values a format may
-// substitute: the elements of a tuple, the values of a mapping, or v.
-func (z *sizer) largestArg(v sl.Value) uint64 {
-	var most uint64
-	switch v := v.(type) {
-	case sl.Tuple:
-		for _, x := range v {
-			most = max(most, z.size(x))
-		}
-	case *sl.Dict:
-		for _, kv := range v.Items() {
-			most = max(most, z.size(kv[1]))
-		}
-	default:
-		most = z.size(v)
-	}
-	return most
 }
 
 // guardMul checks x * y before it runs.
@@ -286,14 +140,23 @@ func mulBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 	if err := internalArgs("*", args, kwargs, 2); err != nil {
 		return nil, err
 	}
+	x, y := args[0], args[1]
+	if xi, ok := x.(sl.Int); ok {
+		if yi, ok := y.(sl.Int); ok {
+			if err := guardIntMul(xi, yi); err != nil {
+				return nil, err
+			}
+			return xi.Mul(yi), nil
+		}
+	}
 	st, err := stateOf(thread)
 	if err != nil {
 		return nil, err
 	}
-	if err := guardMul(st, args[0], args[1]); err != nil {
+	if err := guardMul(st, x, y); err != nil {
 		return nil, err
 	}
-	return sl.Binary(syntax.STAR, args[0], args[1])
+	return sl.Binary(syntax.STAR, x, y)
 }
 
 // guardAdd checks x + y for the sequences Starlark concatenates.
@@ -625,84 +488,4 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 		}
 	}
 	return nil
-}
-
-// universe returns the overrides of universal functions that materialise,
-// iterate or stringify their arguments.
-func universe() sl.StringDict {
-	up := func(name string) *sl.Builtin { return sl.Universe[name].(*sl.Builtin) }
-	iterating := func(name string, per uint64) *sl.Builtin {
-		orig := up(name)
-		return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-			for _, a := range args {
-				if _, ok := a.(sl.String); ok {
-					continue
-				}
-				if err := guardIterable(thread, a, per, name); err != nil {
-					return nil, err
-				}
-			}
-			return orig.CallInternal(thread, args, kwargs)
-		})
-	}
-	stringifying := func(name string) *sl.Builtin {
-		orig := up(name)
-		return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-			st, err := stateOf(thread)
-			if err != nil {
-				return nil, err
-			}
-			z := newSizer(st.limits.Heap)
-			var est uint64
-			for _, a := range args {
-				if name == "str" {
-					if _, ok := a.(sl.String); ok {
-						continue
-					}
-				}
-				est = z.add(est, z.size(a))
-			}
-			if err := st.allow(est, name); err != nil {
-				return nil, err
-			}
-			return orig.CallInternal(thread, args, kwargs)
-		})
-	}
-	getattr := up("getattr")
-	intFn := up("int")
-	return sl.StringDict{
-		"list":      iterating("list", sizeSlot),
-		"tuple":     iterating("tuple", sizeSlot),
-		"reversed":  iterating("reversed", sizeSlot),
-		"sorted":    iterating("sorted", sizeSlot),
-		"bytes":     iterating("bytes", 1),
-		"set":       iterating("set", sizeEntry),
-		"dict":      iterating("dict", sizeEntry),
-		"enumerate": iterating("enumerate", sizeEntry),
-		"zip":       iterating("zip", sizeEntry),
-		"min":       iterating("min", 0),
-		"max":       iterating("max", 0),
-		"any":       iterating("any", 0),
-		"all":       iterating("all", 0),
-		"str":       stringifying("str"),
-		"repr":      stringifying("repr"),
-		"print":     stringifying("print"),
-		"fail":      stringifying("fail"),
-		"getattr": sl.NewBuiltin("getattr", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-			if len(args) == 2 && len(kwargs) == 0 {
-				if name, ok := sl.AsString(args[1]); ok && guardedAttrs[name] {
-					return guardedAttr(args[0], name)
-				}
-			}
-			return getattr.CallInternal(thread, args, kwargs)
-		}),
-		"int": sl.NewBuiltin("int", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-			if len(args) > 0 {
-				if s, ok := args[0].(sl.String); ok && len(strings.TrimSpace(string(s))) > maxIntDigits {
-					return nil, fmt.Errorf("int: a string of %d characters exceeds the limit of %d digits", len(s), maxIntDigits)
-				}
-			}
-			return intFn.CallInternal(thread, args, kwargs)
-		}),
-	}
 }

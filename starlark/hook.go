@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	sl "go.starlark.net/starlark"
@@ -72,7 +73,7 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 		log = gctx.Log
 	}
 	repo := h.host.repo
-	if gctx.Repo != "" && gctx.Repo != repo.root {
+	if gctx.Repo != "" && filepath.Clean(gctx.Repo) != repo.root {
 		c, err := newConfined(gctx.Repo, "the repository")
 		if err != nil {
 			return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
@@ -119,7 +120,7 @@ func typeName(v sl.Value) string {
 }
 
 func (h *Hook) result(v sl.Value) graph.Result {
-	r, ok := v.(*Result)
+	r, ok := v.(*hookResult)
 	if !ok {
 		return graph.Result{Status: graph.StatusBlock, Hook: h.name, Retriable: false,
 			Messages: []graph.Message{graph.Errorf("%s returned %s, not a result; a hook must return ok(), block(), wait() or skip()", h.name, typeName(v))}}

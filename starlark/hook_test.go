@@ -119,7 +119,7 @@ func runExit(t *testing.T, g *graph.Graph, node, root string) graph.ChainOutcome
 	return graph.RunChain(n.Exit, ctx)
 }
 
-func TestARaisingRepositoryHookBlocksTheChain(t *testing.T) {
+func TestARaisingRepositoryHookBlocks(t *testing.T) {
 	table, root := loadSource(t, "def _raise(ctx):\n    fail(\"broken\")\n\nhook(\"x-raise\", _raise)\n")
 	out := runExit(t, attach(t, table, "implementation", "x-raise"), "implementation", root)
 	if out.Status != graph.StatusBlock || out.Blocking.Hook != "x-raise" || out.Blocking.Retriable {

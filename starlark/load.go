@@ -180,7 +180,7 @@ func checkExt(name string) error {
 	case ".star":
 		return nil
 	case ".py":
-		return fmt.Errorf("%q is Python; repository hooks are Starlark, so port it to .star (same syntax, no imports: see the-loop's extending guide)", name)
+		return fmt.Errorf("%q is Python; repository hooks are Starlark, so port it to .star (Starlark reads like Python; see docs/extending.md)", name)
 	}
 	return fmt.Errorf("%q is not a .star file", name)
 }
@@ -268,7 +268,7 @@ func (l *loader) resolveIn(c *confined, rel string, absName bool) (*source, erro
 }
 
 func readSource(src *source) ([]byte, error) {
-	data, err := readAtMost(src.path, maxSource)
+	data, err := readAtMost(src.path, maxSource, -1)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -300,7 +300,10 @@ func (l *loader) execModule(m Module, src *source) error {
 	})
 	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
 		ce := located(m, err)
-		ce.Msg = fmt.Sprintf("module %s failed to load: %s", src.name, st.exceeded())
+		ce.Msg = st.exceeded() + " as it loaded"
+		if pos, ok := deepestPos(err); ok {
+			ce.Msg += fmt.Sprintf(" (stopped at %s)", pos)
+		}
 		return ce
 	}
 	if err != nil {
@@ -426,7 +429,7 @@ func (l *loader) resolveLoad(from *source, module string) (*source, error) {
 	default:
 		rel = path.Join(from.dir, module)
 	}
-	return l.resolveIn(from.root, rel, from.name == from.path)
+	return l.resolveIn(from.root, rel, from.root != l.repo)
 }
 
 // registrationAt is where hook() was called from.

@@ -142,7 +142,7 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "a module that exceeds its step budget at its top level",
 			files:   map[string]string{hooksFile: "def spin():\n    for i in range(1 << 62):\n        pass\nspin()\n" + registersOne},
 			modules: []Module{declared}, file: hooksFile, line: 2,
-			want: []string{"module " + hooksFile + " failed to load: module " + hooksFile + " exceeded its step budget of 1000000 steps"}},
+			want: []string{"module " + hooksFile + " exceeded its step budget of 1000000 steps as it loaded (stopped at " + hooksFile + ":2:5)"}},
 		{name: "a load of an absolute path",
 			files:   map[string]string{hooksFile: "load(\"/etc/lib.star\", \"X\")\n" + registersOne},
 			modules: []Module{declared}, file: hooksFile, line: 1,
@@ -351,4 +351,27 @@ func TestModuleErrorsNameTheStarFileNotTheConfigWhenStarlarkHasAPosition(t *test
 	if !strings.HasPrefix(ce.Error(), hooksFile+":2: key graph.hooks.modules: module "+hooksFile+" failed to load: "+hooksFile+":2:5: undefined: undefined") {
 		t.Errorf("got %q", ce.Error())
 	}
+}
+
+// The seed's abuse cases 3 and 4, under their own names (each is also a row
+// of TestLoadRefuses).
+
+func TestAModuleOutsideTheRepositoryIsRefused(t *testing.T) {
+	outside := writeTree(t, map[string]string{"rules.star": registersOne})
+	root := writeTree(t, map[string]string{})
+	if err := os.Symlink(filepath.Join(outside, "rules.star"), filepath.Join(root, "rules.star")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(outside, "rules.star"), "../" + filepath.Base(outside) + "/rules.star", "rules.star"} {
+		ce := mustFailLoad(t, Options{Repo: root}, Module{Path: p, File: declared.File, Line: 7})
+		if ce.File != declared.File || ce.Line != 7 {
+			t.Errorf("%s: located at %s:%d", p, ce.File, ce.Line)
+		}
+	}
+}
+
+func TestAModuleRegisteringAShippedNameFailsToLoad(t *testing.T) {
+	root := writeTree(t, map[string]string{hooksFile: "hook(\"lint-artifacts\", lambda ctx: ok())\n"})
+	ce := mustFailLoad(t, Options{Repo: root}, declared)
+	contains(t, "error", ce.Error(), "registers \"lint-artifacts\"", "the unprefixed namespace is the-loop's own")
 }

@@ -145,7 +145,7 @@ func scan(thread *sl.Thread, fn, s string) (*callState, error) {
 
 // maxMatches is how many matches one call may collect before it is refused
 // as a memory bomb.
-func maxMatches(st *callState) int { return int(min(st.limits.Heap/256, 1<<30)) }
+func maxMatches(st *callState) int { return int(min(st.limits.Heap/128, 1<<30)) }
 
 func allMatches(thread *sl.Thread, st *callState, fn string, r *regexp.Regexp, s string, n int) ([][]int, error) {
 	limit := maxMatches(st)

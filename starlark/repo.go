@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	sl "go.starlark.net/starlark"
 
@@ -81,6 +82,37 @@ func (c *confined) resolve(rel string) (joined string, exists bool, err error) {
 	}
 }
 
+// resolveCached is resolve for a caller that resolves many paths: verified
+// remembers directories already known to resolve inside the root, so a
+// path that is not itself a symbolic link, in such a directory, takes one
+// lstat. It returns that lstat's FileInfo when it has it.
+func (c *confined) resolveCached(rel string, verified map[string]bool) (joined string, fi fs.FileInfo, exists bool, err error) {
+	p, err := c.clean(rel)
+	if err != nil {
+		return "", nil, false, err
+	}
+	joined = filepath.Join(c.root, filepath.FromSlash(p))
+	if joined != c.root {
+		dir := filepath.Dir(joined)
+		if !verified[dir] {
+			if real, err := filepath.EvalSymlinks(dir); err == nil && within(c.rootReal, real) {
+				verified[dir] = true
+			}
+		}
+		if verified[dir] {
+			fi, err := os.Lstat(joined)
+			switch {
+			case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+				return joined, fi, true, nil
+			case errors.Is(err, fs.ErrNotExist):
+				return joined, nil, false, nil
+			}
+		}
+	}
+	joined, exists, err = c.resolve(rel)
+	return joined, nil, exists, err
+}
+
 // within reports whether p is root or inside it; both are cleaned absolute
 // paths.
 func within(root, p string) bool {
@@ -100,12 +132,15 @@ type repoValue struct {
 	files *graph.Files
 	st    *callState
 	attrs map[string]*sl.Builtin
+	// verified caches directories known to resolve inside the repository,
+	// for this call.
+	verified map[string]bool
 }
 
 var _ sl.HasAttrs = (*repoValue)(nil)
 
 func newRepoValue(c *confined, files *graph.Files, st *callState) *repoValue {
-	r := &repoValue{c: c, files: files, st: st}
+	r := &repoValue{c: c, files: files, st: st, verified: map[string]bool{}}
 	r.attrs = map[string]*sl.Builtin{
 		"read":   sl.NewBuiltin("repo.read", r.read),
 		"exists": sl.NewBuiltin("repo.exists", r.exists),
@@ -133,16 +168,17 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
 		return nil, err
 	}
-	joined, exists, err := r.c.resolve(rel)
+	joined, fi, exists, err := r.c.resolveCached(rel, r.verified)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	if !exists {
 		return nil, fmt.Errorf("%s: %s does not exist", b.Name(), rel)
 	}
-	fi, err := os.Stat(joined)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	if fi == nil {
+		if fi, err = os.Stat(joined); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %s is not a regular file", b.Name(), rel)
@@ -158,7 +194,7 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if r.files != nil {
 		data, err = r.files.ReadFile(joined)
 	} else {
-		data, err = readAtMost(joined, lim.ReadBytes)
+		data, err = readAtMost(joined, lim.ReadBytes, fi.Size())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
@@ -170,16 +206,49 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if err := r.st.charge(thread, uint64(len(data))/1024, "reading "+rel); err != nil {
 		return nil, err
 	}
-	return sl.String(data), nil
+	return sl.String(bytesToString(data)), nil
 }
 
-func readAtMost(name string, n int64) ([]byte, error) {
+// bytesToString views data as a string without copying it. data must never
+// change afterwards: it is either a buffer readAtMost made for this read,
+// or a graph.Files entry, which no caller may modify.
+func bytesToString(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(data), len(data))
+}
+
+// readAtMost reads at most limit+1 bytes of the named file, expecting
+// about hint (the size a stat reported; below 0 when unknown): a file that
+// grew past limit since its size was checked comes back longer than limit.
+func readAtMost(name string, limit, hint int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, n+1))
+	if hint < 0 {
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		hint = fi.Size()
+	}
+	buf := make([]byte, min(max(hint, 0), limit)+1)
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return buf[:n], nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, limit+1-int64(n)))
+	return append(buf[:n], rest...), err
 }
 
 // exists(path) reports whether path names a file or directory.
@@ -188,7 +257,7 @@ func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
 		return nil, err
 	}
-	_, exists, err := r.c.resolve(rel)
+	_, _, exists, err := r.c.resolveCached(rel, r.verified)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}

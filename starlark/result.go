@@ -9,15 +9,15 @@ import (
 	"github.com/the-loop/the-loop/graph"
 )
 
-// Message is the Starlark value message(...) returns: one finding.
-type Message struct{ m graph.Message }
+// messageValue is the Starlark value message(...) returns: one finding.
+type messageValue struct{ m graph.Message }
 
 var (
-	_ sl.HasAttrs = (*Message)(nil)
-	_ sl.HasAttrs = (*Result)(nil)
+	_ sl.HasAttrs = (*messageValue)(nil)
+	_ sl.HasAttrs = (*hookResult)(nil)
 )
 
-func (m *Message) String() string {
+func (m *messageValue) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "message(%q", m.m.Text)
 	if m.m.Path != "" {
@@ -29,13 +29,13 @@ func (m *Message) String() string {
 	fmt.Fprintf(&b, ", severity = %q)", m.m.Severity)
 	return b.String()
 }
-func (m *Message) Type() string          { return "message" }
-func (m *Message) Freeze()               {}
-func (m *Message) Truth() sl.Bool        { return sl.True }
-func (m *Message) Hash() (uint32, error) { return sl.String(m.String()).Hash() }
-func (m *Message) AttrNames() []string   { return []string{"line", "path", "severity", "text"} }
+func (m *messageValue) Type() string          { return "message" }
+func (m *messageValue) Freeze()               {}
+func (m *messageValue) Truth() sl.Bool        { return sl.True }
+func (m *messageValue) Hash() (uint32, error) { return sl.String(m.String()).Hash() }
+func (m *messageValue) AttrNames() []string   { return []string{"line", "path", "severity", "text"} }
 
-func (m *Message) Attr(name string) (sl.Value, error) {
+func (m *messageValue) Attr(name string) (sl.Value, error) {
 	switch name {
 	case "text":
 		return sl.String(m.m.Text), nil
@@ -55,20 +55,21 @@ func (m *Message) Attr(name string) (sl.Value, error) {
 	return nil, nil
 }
 
-// Result is the Starlark value ok(), block(), wait() and skip() return: a
-// hook's verdict, converted to a graph.Result when the hook returns it.
-type Result struct{ r graph.Result }
+// hookResult is the Starlark value ok(), block(), wait() and skip()
+// return: a hook's verdict, converted to a graph.Result when the hook
+// returns it.
+type hookResult struct{ r graph.Result }
 
-func (r *Result) String() string {
+func (r *hookResult) String() string {
 	return fmt.Sprintf("result(status = %q, messages = %d)", r.r.Status, len(r.r.Messages))
 }
-func (r *Result) Type() string          { return "result" }
-func (r *Result) Freeze()               {}
-func (r *Result) Truth() sl.Bool        { return sl.True }
-func (r *Result) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
-func (r *Result) AttrNames() []string   { return []string{"data", "messages", "retriable", "status"} }
+func (r *hookResult) Type() string          { return "result" }
+func (r *hookResult) Freeze()               {}
+func (r *hookResult) Truth() sl.Bool        { return sl.True }
+func (r *hookResult) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
+func (r *hookResult) AttrNames() []string   { return []string{"data", "messages", "retriable", "status"} }
 
-func (r *Result) Attr(name string) (sl.Value, error) {
+func (r *hookResult) Attr(name string) (sl.Value, error) {
 	switch name {
 	case "status":
 		return sl.String(r.r.Status), nil
@@ -77,7 +78,7 @@ func (r *Result) Attr(name string) (sl.Value, error) {
 	case "messages":
 		out := make(sl.Tuple, len(r.r.Messages))
 		for i, m := range r.r.Messages {
-			out[i] = &Message{m}
+			out[i] = &messageValue{m}
 		}
 		return out, nil
 	case "data":
@@ -125,7 +126,7 @@ func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 	if !valid {
 		return nil, fmt.Errorf("%s: severity: got %q, want %s", b.Name(), severity, strings.Join(severities, ", "))
 	}
-	return &Message{m}, nil
+	return &messageValue{m}, nil
 }
 
 // resultBuiltin makes ok, block, wait and skip: each positional argument is
@@ -159,7 +160,7 @@ func resultBuiltin(name string, status graph.Status) *sl.Builtin {
 			switch v := v.(type) {
 			case sl.String:
 				r.Messages = append(r.Messages, graph.Message{Text: string(v), Severity: severity})
-			case *Message:
+			case *messageValue:
 				r.Messages = append(r.Messages, v.m)
 			default:
 				return fmt.Errorf("%s: got %s, want a string, a message() or a list of those", name, v.Type())
@@ -191,6 +192,6 @@ func resultBuiltin(name string, status graph.Status) *sl.Builtin {
 		default:
 			return nil, fmt.Errorf("%s: data: got %s, want dict or None", name, data.Type())
 		}
-		return &Result{r}, nil
+		return &hookResult{r}, nil
 	})
 }

@@ -28,7 +28,9 @@ const (
 //	x %= y       -> x = $mod(x, y)          (x a name)
 //	x.replace    -> $attr(x, "replace")     (and the other guardedAttrs)
 //
-// Each new call is positioned at the operator it replaces, so errors and
+// An addition with a literal operand, and a % with a number on its right,
+// are left alone: they cannot grow a value by more than the literal, and
+// they are the common case in loops. Each new call is positioned at the operator it replaces, so errors and
 // backtraces point where they did. Assignment targets are left alone. The
 // one construct it refuses is %= on an element or field, which it cannot
 // rewrite without evaluating the target twice.
@@ -42,6 +44,20 @@ type rewriter struct{ err error }
 
 func call(name string, pos syntax.Position, args ...syntax.Expr) *syntax.CallExpr {
 	return &syntax.CallExpr{Fn: &syntax.Ident{NamePos: pos, Name: name}, Lparen: pos, Args: args, Rparen: pos}
+}
+
+// isLiteral reports whether e is a literal: adding one can at most add
+// its own length, which the watchdog sees.
+func isLiteral(e syntax.Expr) bool {
+	_, ok := e.(*syntax.Literal)
+	return ok
+}
+
+// isNumber reports whether e is a number literal: a string formatted with
+// one grows by its digits only.
+func isNumber(e syntax.Expr) bool {
+	l, ok := e.(*syntax.Literal)
+	return ok && (l.Token == syntax.INT || l.Token == syntax.FLOAT)
 }
 
 func (r *rewriter) stmts(ss []syntax.Stmt) {
@@ -59,7 +75,9 @@ func (r *rewriter) stmt(s syntax.Stmt) {
 		case syntax.STAR_EQ:
 			s.RHS = call(nameCount, s.OpPos, s.RHS)
 		case syntax.PLUS_EQ:
-			s.RHS = call(namePlus, s.OpPos, s.RHS)
+			if !isLiteral(s.RHS) {
+				s.RHS = call(namePlus, s.OpPos, s.RHS)
+			}
 		case syntax.PERCENT_EQ:
 			id, ok := s.LHS.(*syntax.Ident)
 			if !ok {
@@ -132,11 +150,15 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 		e.Y = r.expr(e.Y)
 		switch e.Op {
 		case syntax.PLUS:
-			return call(nameAdd, e.OpPos, e.X, e.Y)
+			if !isLiteral(e.X) && !isLiteral(e.Y) {
+				return call(nameAdd, e.OpPos, e.X, e.Y)
+			}
 		case syntax.STAR:
 			return call(nameMul, e.OpPos, e.X, e.Y)
 		case syntax.PERCENT:
-			return call(nameMod, e.OpPos, e.X, e.Y)
+			if !isNumber(e.Y) {
+				return call(nameMod, e.OpPos, e.X, e.Y)
+			}
 		}
 	case *syntax.CallExpr:
 		e.Fn = r.expr(e.Fn)
