@@ -2,9 +2,12 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -20,11 +23,16 @@ import (
 type Files struct {
 	mu sync.Mutex
 	m  map[string]*cachedFile
+	// regular caches ReadRegular separately: an entry of m may have been
+	// read through a symbolic link, which ReadRegular must refuse.
+	regular map[string]*cachedFile
 }
 
 type cachedFile struct {
-	data []byte
-	err  error
+	// readOnce guards data and err for ReadRegular entries.
+	readOnce sync.Once
+	data     []byte
+	err      error
 
 	textOnce sync.Once
 	text     string
@@ -36,7 +44,96 @@ type cachedFile struct {
 }
 
 // NewFiles returns an empty cache.
-func NewFiles() *Files { return &Files{m: map[string]*cachedFile{}} }
+func NewFiles() *Files { return &Files{m: map[string]*cachedFile{}, regular: map[string]*cachedFile{}} }
+
+// Errors ReadRegular returns.
+var (
+	// ErrSymlink: the path's last element is a symbolic link.
+	ErrSymlink = errors.New("is a symbolic link")
+	// ErrNotRegular: the path is a directory, a device, a pipe...
+	ErrNotRegular = errors.New("is not a regular file")
+)
+
+// TooLargeError is a file over ReadRegular's bound.
+type TooLargeError struct{ Size, Max int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("is %d bytes; a read is limited to %d", e.Size, e.Max)
+}
+
+type pathError struct {
+	op, path string
+	err      error
+}
+
+func (e *pathError) Error() string { return e.op + " " + e.path + ": " + e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }
+
+// ReadRegular reads path if it is a regular file of at most max bytes,
+// refusing a symbolic link in its last element (ErrSymlink) instead of
+// following it: the caller has already checked the directories above it.
+// Results are cached like ReadFile's.
+func (f *Files) ReadRegular(path string, max int64) ([]byte, error) {
+	if f == nil {
+		return readRegular(path, max)
+	}
+	c := f.regularEntry(path)
+	c.readOnce.Do(func() { c.data, c.err = readRegular(path, max) })
+	if c.err == nil && int64(len(c.data)) > max {
+		return nil, &TooLargeError{Size: int64(len(c.data)), Max: max}
+	}
+	return c.data, c.err
+}
+
+// TakeRegular is ReadRegular for a reader that keeps what it reads: the
+// cache lets go of the entry, so a tree read once, file by file, is not
+// held twice in memory.
+func (f *Files) TakeRegular(path string, max int64) ([]byte, error) {
+	data, err := f.ReadRegular(path, max)
+	if f != nil {
+		f.mu.Lock()
+		delete(f.regular, path)
+		f.mu.Unlock()
+	}
+	return data, err
+}
+
+// regularEntry is path's ReadRegular entry; its readOnce guards the read,
+// so a reader arriving while a prefetch has the file in flight waits for it
+// rather than reading it twice.
+func (f *Files) regularEntry(path string) *cachedFile {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.regular[path]
+	if !ok {
+		c = &cachedFile{}
+		f.regular[path] = c
+	}
+	return c
+}
+
+// Prefetch starts reading paths (as ReadRegular would, each bounded by max)
+// on every core in the background, stopping once budget bytes are read, and
+// returns at once. A hook that globs a tree and then reads it file by file
+// finds most files already read. Only for a read-only evaluation's cache.
+func (f *Files) Prefetch(paths []string, max, budget int64) {
+	if f == nil || len(paths) < 2 {
+		return
+	}
+	var next, spent atomic.Int64
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(paths)) || spent.Load() >= budget {
+					return
+				}
+				data, _ := f.ReadRegular(paths[i], max)
+				spent.Add(int64(len(data)))
+			}
+		}()
+	}
+}
 
 func (f *Files) get(path string) *cachedFile {
 	if f == nil {

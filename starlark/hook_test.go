@@ -273,7 +273,7 @@ func TestReadsGoThroughTheFilesCacheWhenThereIsOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := graph.NewFiles()
-	if _, err := files.ReadFile(p); err != nil {
+	if _, err := files.ReadRegular(p, 1<<20); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte("second"), 0o644); err != nil {

@@ -168,6 +168,13 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
 		return nil, err
 	}
+	lim := r.st.limits
+	if data, ok, err := r.readFast(rel); ok {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
+		return r.account(thread, rel, data)
+	}
 	joined, fi, exists, err := r.c.resolveCached(rel, r.verified)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
@@ -183,7 +190,6 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %s is not a regular file", b.Name(), rel)
 	}
-	lim := r.st.limits
 	if fi.Size() > lim.ReadBytes {
 		return nil, fmt.Errorf("%s: %s is %d bytes; one read is limited to %d", b.Name(), rel, fi.Size(), lim.ReadBytes)
 	}
@@ -202,6 +208,55 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if int64(len(data)) > lim.ReadBytes {
 		return nil, fmt.Errorf("%s: %s is over %d bytes; one read is limited to %d", b.Name(), rel, lim.ReadBytes, lim.ReadBytes)
 	}
+	return r.account(thread, rel, data)
+}
+
+// readFast reads rel when its directory is already known to lie inside the
+// repository: the file is opened without following a final symbolic link,
+// so no further resolution is needed. ok is false when the fast path does
+// not apply (an unverified directory, a final symbolic link, the root
+// itself) and the caller must resolve the path in full.
+func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
+	p, err := r.c.clean(rel)
+	if err != nil {
+		return nil, false, nil
+	}
+	joined := filepath.Join(r.c.root, filepath.FromSlash(p))
+	dir := filepath.Dir(joined)
+	if joined == r.c.root {
+		return nil, false, nil
+	}
+	if !r.verified[dir] {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || !within(r.c.rootReal, real) {
+			return nil, false, nil
+		}
+		r.verified[dir] = true
+	}
+	lim := r.st.limits
+	remaining := lim.ReadTotal - r.st.readTotal
+	data, err = r.files.TakeRegular(joined, min(lim.ReadBytes, remaining))
+	var tooLarge *graph.TooLargeError
+	switch {
+	case err == nil:
+		return data, true, nil
+	case errors.Is(err, graph.ErrSymlink):
+		return nil, false, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, true, fmt.Errorf("%s does not exist", rel)
+	case errors.Is(err, graph.ErrNotRegular):
+		return nil, true, fmt.Errorf("%s is not a regular file", rel)
+	case errors.As(err, &tooLarge) && tooLarge.Size > lim.ReadBytes:
+		return nil, true, fmt.Errorf("%s is %d bytes; one read is limited to %d", rel, tooLarge.Size, lim.ReadBytes)
+	case errors.As(err, &tooLarge):
+		return nil, true, fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
+	}
+	return nil, true, err
+}
+
+// account charges a read to the call: its bytes against the read total and
+// its size against the step budget.
+func (r *repoValue) account(thread *sl.Thread, rel string, data []byte) (sl.Value, error) {
 	r.st.readTotal += int64(len(data))
 	if err := r.st.charge(thread, uint64(len(data))/1024, "reading "+rel); err != nil {
 		return nil, err
@@ -286,9 +341,28 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	for i, p := range paths {
 		elems[i] = sl.String(p)
 	}
+	r.prefetch(paths)
 	l := sl.NewList(elems)
 	l.Freeze()
 	return l, nil
+}
+
+// prefetch starts reading what a glob found, on every core, into a
+// read-only evaluation's cache: a hook that globs a tree usually reads it
+// next, one file at a time, and Starlark cannot read in parallel. The walk
+// followed no symbolic link, so the files are inside the repository; each
+// read still refuses a final symbolic link, and read() checks everything
+// again. Bounded by the call's read limits.
+func (r *repoValue) prefetch(rels []string) {
+	if r.files == nil {
+		return
+	}
+	abs := make([]string, len(rels))
+	for i, rel := range rels {
+		abs[i] = filepath.Join(r.c.root, filepath.FromSlash(rel))
+	}
+	lim := r.st.limits
+	r.files.Prefetch(abs, lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
 }
 
 // globCost is what a glob is charged in steps before the entries it
