@@ -29,8 +29,10 @@ type Files struct {
 }
 
 type cachedFile struct {
-	// readOnce guards data and err for ReadRegular entries.
+	// readOnce guards data and err for ReadRegular entries; taken marks one
+	// whose contents a TakeRegular handed over.
 	readOnce sync.Once
+	taken    bool
 	data     []byte
 	err      error
 
@@ -77,31 +79,43 @@ func (f *Files) ReadRegular(path string, max int64) ([]byte, error) {
 	if f == nil {
 		return readRegular(path, max)
 	}
-	c := f.regularEntry(path)
-	c.readOnce.Do(func() { c.data, c.err = readRegular(path, max) })
-	if c.err == nil && int64(len(c.data)) > max {
-		return nil, &TooLargeError{Size: int64(len(c.data)), Max: max}
-	}
-	return c.data, c.err
+	c, _ := f.regularEntry(path)
+	return f.readEntry(c, path, max)
 }
 
-// TakeRegular is ReadRegular for a reader that keeps what it reads: the
-// cache lets go of the entry, so a tree read once, file by file, is not
-// held twice in memory.
-func (f *Files) TakeRegular(path string, max int64) ([]byte, error) {
-	data, err := f.ReadRegular(path, max)
-	if f != nil {
-		f.mu.Lock()
-		delete(f.regular, path)
-		f.mu.Unlock()
+func (f *Files) readEntry(c *cachedFile, path string, max int64) ([]byte, error) {
+	c.readOnce.Do(func() { c.data, c.err = readRegular(path, max) })
+	f.mu.Lock()
+	data, err, taken := c.data, c.err, c.taken
+	f.mu.Unlock()
+	if taken {
+		return readRegular(path, max)
+	}
+	if err == nil && int64(len(data)) > max {
+		return nil, &TooLargeError{Size: int64(len(data)), Max: max}
 	}
 	return data, err
 }
 
-// regularEntry is path's ReadRegular entry; its readOnce guards the read,
-// so a reader arriving while a prefetch has the file in flight waits for it
-// rather than reading it twice.
-func (f *Files) regularEntry(path string) *cachedFile {
+// TakeRegular is ReadRegular for a reader that keeps what it reads: the
+// cache lets go of the contents (a later read goes to the disk again), so a
+// tree read once, file by file, is not held twice in memory.
+func (f *Files) TakeRegular(path string, max int64) ([]byte, error) {
+	if f == nil {
+		return readRegular(path, max)
+	}
+	c, _ := f.regularEntry(path)
+	data, err := f.readEntry(c, path, max)
+	f.mu.Lock()
+	c.data, c.taken = nil, true
+	f.mu.Unlock()
+	return data, err
+}
+
+// regularEntry is path's ReadRegular entry, and whether it is new; its
+// readOnce guards the read, so a reader arriving while a prefetch has the
+// file in flight waits for it rather than reading it twice.
+func (f *Files) regularEntry(path string) (*cachedFile, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.regular[path]
@@ -109,7 +123,7 @@ func (f *Files) regularEntry(path string) *cachedFile {
 		c = &cachedFile{}
 		f.regular[path] = c
 	}
-	return c
+	return c, !ok
 }
 
 // Prefetch starts reading paths (as ReadRegular would, each bounded by max)
@@ -128,8 +142,11 @@ func (f *Files) Prefetch(paths []string, max, budget int64) {
 				if i >= int64(len(paths)) || spent.Load() >= budget {
 					return
 				}
-				data, _ := f.ReadRegular(paths[i], max)
-				spent.Add(int64(len(data)))
+				// A file someone already asked for is theirs to read.
+				if c, fresh := f.regularEntry(paths[i]); fresh {
+					data, _ := f.readEntry(c, paths[i], max)
+					spent.Add(int64(len(data)))
+				}
 			}
 		}()
 	}

@@ -449,11 +449,9 @@ func (c *confined) glob(pattern string, visit func(int) error) ([]string, error)
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		rel, err := filepath.Rel(c.root, p)
-		if err != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
+		// The walk starts inside the root, so p is the root, a separator,
+		// then the relative path.
+		rel := filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(p, c.root), string(filepath.Separator)))
 		if matchSegments(segs, strings.Split(rel, "/")) {
 			out = append(out, rel)
 		}
@@ -475,9 +473,10 @@ func (c *confined) glob(pattern string, visit func(int) error) ([]string, error)
 func matchSegments(pat, name []string) bool {
 	// m[j] reports whether pat[i:] matches name[j:], for the current i.
 	m := make([]bool, len(name)+1)
+	next := make([]bool, len(name)+1)
 	m[len(name)] = true // the empty pattern matches the empty name
 	for i := len(pat) - 1; i >= 0; i-- {
-		next := make([]bool, len(name)+1)
+		clear(next)
 		if pat[i] == "**" {
 			// ** matches nothing, or one more segment.
 			next[len(name)] = m[len(name)]
@@ -491,7 +490,7 @@ func matchSegments(pat, name []string) bool {
 				}
 			}
 		}
-		m = next
+		m, next = next, m
 	}
 	return m[0]
 }
