@@ -184,7 +184,7 @@ func TestARaisingRepositoryHookBlocks(t *testing.T) {
 	}
 }
 
-func TestTheOperatorKillSwitchExecutesNothing(t *testing.T) {
+func TestTheOperatorKillSwitchImportsNothing(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "executed")
 	// A module that would fail loudly if it were executed at all.
 	root := hookRepo(t, attachToImplementation, map[string]string{
