@@ -231,6 +231,9 @@ type Context struct {
 	Config map[string]any
 	// Integration performs outbound calls; never nil when run by a Runtime.
 	Integration Integration
+	// Changed lists the repository-relative paths changed against the
+	// base the caller named (check --base), sorted; nil when none was named.
+	Changed []string
 	// Files reads the work item's files; under a read-only evaluation it is
 	// a cache shared by every hook of the item. Hooks should read artifacts
 	// through it rather than from disk.

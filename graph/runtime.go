@@ -51,6 +51,9 @@ type Runtime struct {
 	// Ref, when set, is how integrations name the item (--ref), overriding
 	// the derived ref.
 	Ref string
+	// Changed is handed to hooks as the paths changed against a base; nil
+	// when no base was named.
+	Changed []string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// LockTimeout is how long a writer waits for a held lock before
@@ -234,6 +237,7 @@ func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, event 
 		Decisions:        st.Decisions,
 		Surface:          st.Surface,
 		Graph:            rt.Graph,
+		Changed:          rt.Changed,
 		Settings:         rt.Settings,
 		Config:           rt.Config,
 		Integration:      rt.integration(),

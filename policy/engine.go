@@ -50,6 +50,7 @@ type Engine struct {
 	log         *slog.Logger
 	events      graph.Emitter
 	integration graph.Integration
+	changed     []string   // ctx.changed for every hook; nil: no base named
 	mu          sync.Mutex // guards notes and refused: check runs items in parallel
 	notes       []string
 	refused     bool
@@ -237,6 +238,7 @@ func (e *Engine) runtime(item string, sel Selector, emit bool) (*graph.Runtime, 
 		},
 	}
 	rt.Ref = sel.Ref
+	rt.Changed = e.changed
 	name := graph.WorkItemLoop
 	if sel.PR > 0 {
 		name = graph.PRLoop

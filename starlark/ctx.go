@@ -101,7 +101,16 @@ func (c *ctxValue) build(name string) (sl.Value, error) {
 		}
 		return out, nil
 	case "changed":
-		return sl.None, nil
+		if g.Changed == nil {
+			return sl.None, nil
+		}
+		paths := make([]sl.Value, len(g.Changed))
+		for i, p := range g.Changed {
+			paths[i] = sl.String(p)
+		}
+		l := sl.NewList(paths)
+		l.Freeze()
+		return l, nil
 	case "repo":
 		return c.repo, nil
 	}

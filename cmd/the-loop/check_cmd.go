@@ -12,6 +12,7 @@ type CheckCmd struct {
 	Item      string `arg:"" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
 	All       bool   `help:"Evaluate every work item."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
+	Base      string `help:"A git revision: hooks see the paths changed since it as ctx.changed (runs a read-only git diff)." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum})." enum:"${checkFormats}" default:"table"`
 	LoopFlags
@@ -31,6 +32,9 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	}
 	e, sel, err := g.engine(out, c.LoopFlags, "")
 	if err != nil {
+		return err
+	}
+	if err := e.UseBase(c.Base); err != nil {
 		return err
 	}
 	items := []string{c.Item}
