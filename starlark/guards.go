@@ -94,17 +94,8 @@ func guardRepeat(st *callState, seq sl.Value, n sl.Int) error {
 	if !ok || count <= 1 || count > math.MaxInt32 {
 		return nil // upstream reports a count too large; nothing is allocated
 	}
-	var unit uint64
-	switch s := seq.(type) {
-	case sl.String:
-		unit = uint64(len(s))
-	case sl.Bytes:
-		unit = uint64(len(s))
-	case *sl.List:
-		unit = uint64(s.Len()) * sizeSlot
-	case sl.Tuple:
-		unit = uint64(len(s)) * sizeSlot
-	default:
+	unit, ok := seqSize(seq)
+	if !ok {
 		return nil
 	}
 	hi, est := bits.Mul64(unit, uint64(count))
@@ -161,32 +152,28 @@ func mulBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 
 // guardAdd checks x + y for the sequences Starlark concatenates.
 func guardAdd(st *callState, x, y sl.Value) error {
-	var est uint64
-	switch x := x.(type) {
-	case sl.Int, sl.Float:
-		return nil
-	case sl.String:
-		est = uint64(len(x))
-	case sl.Bytes:
-		est = uint64(len(x))
-	case *sl.List:
-		est = uint64(x.Len()) * sizeSlot
-	case sl.Tuple:
-		est = uint64(len(x)) * sizeSlot
-	default:
+	est, ok := seqSize(x)
+	if !ok {
 		return nil
 	}
-	switch y := y.(type) {
+	more, _ := seqSize(y)
+	return st.allow(est+more, "concatenation")
+}
+
+// seqSize is the flat size of a string, bytes, list or tuple (its bytes,
+// or a slot per element); ok is false for anything else.
+func seqSize(v sl.Value) (n uint64, ok bool) {
+	switch v := v.(type) {
 	case sl.String:
-		est += uint64(len(y))
+		return uint64(len(v)), true
 	case sl.Bytes:
-		est += uint64(len(y))
+		return uint64(len(v)), true
 	case *sl.List:
-		est += uint64(y.Len()) * sizeSlot
+		return uint64(v.Len()) * sizeSlot, true
 	case sl.Tuple:
-		est += uint64(len(y)) * sizeSlot
+		return uint64(len(v)) * sizeSlot, true
 	}
-	return st.allow(est, "concatenation")
+	return 0, false
 }
 
 // addBuiltin is $add, which x + y is rewritten to.
