@@ -29,8 +29,8 @@ type Files struct {
 }
 
 type cachedFile struct {
-	// readOnce guards data and err for ReadRegular entries; taken marks one
-	// whose contents a TakeRegular handed over.
+	// readOnce guards data and err; taken marks a ReadRegular entry whose
+	// contents a TakeRegular handed over.
 	readOnce sync.Once
 	taken    bool
 	data     []byte
@@ -157,14 +157,16 @@ func (f *Files) get(path string) *cachedFile {
 		data, err := os.ReadFile(path)
 		return &cachedFile{data: data, err: err}
 	}
+	// Read outside the lock, once per path: a prefetch on another core
+	// must not wait behind a read of an unrelated file.
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	c, ok := f.m[path]
 	if !ok {
-		data, err := os.ReadFile(path)
-		c = &cachedFile{data: data, err: err}
+		c = &cachedFile{}
 		f.m[path] = c
 	}
+	f.mu.Unlock()
+	c.readOnce.Do(func() { c.data, c.err = os.ReadFile(path) })
 	return c
 }
 
