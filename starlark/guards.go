@@ -102,7 +102,9 @@ func guardRepeat(st *callState, seq sl.Value, n sl.Int) error {
 	if hi != 0 {
 		est = ^uint64(0)
 	}
-	return st.allow(est, fmt.Sprintf("repeating a %s of length %d %d times", seq.Type(), sl.Len(seq), count))
+	return st.allowFor(est, func() string {
+		return fmt.Sprintf("repeating a %s of length %d %d times", seq.Type(), sl.Len(seq), count)
+	})
 }
 
 // guardFormat checks format % args and format.format(...) for the growth a
@@ -303,11 +305,11 @@ func guardIterable(thread *sl.Thread, v sl.Value, per uint64, what string) error
 		if hi != 0 {
 			est = ^uint64(0)
 		}
-		if err := st.allow(est, fmt.Sprintf("%s of %d elements", what, n)); err != nil {
+		if err := st.allowFor(est, func() string { return fmt.Sprintf("%s of %d elements", what, n) }); err != nil {
 			return err
 		}
 	}
-	return st.charge(thread, uint64(n)/8, fmt.Sprintf("%s over %d elements", what, n))
+	return st.chargeFor(thread, uint64(n)/8, func() string { return fmt.Sprintf("%s over %d elements", what, n) })
 }
 
 // attrBuiltin is $attr, which x.name is rewritten to for the names in
@@ -422,7 +424,7 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				return guardIterable(thread, args[0], 0, "join")
 			}
 			n := seq.Len()
-			if err := st.charge(thread, uint64(n)/8, fmt.Sprintf("join over %d elements", n)); err != nil {
+			if err := st.chargeFor(thread, uint64(n)/8, func() string { return fmt.Sprintf("join over %d elements", n) }); err != nil {
 				return err
 			}
 			z := newSizer(st.limits.Heap)

@@ -134,12 +134,18 @@ func (st *callState) refuse(l limit, format string, args ...any) error {
 // so that work a builtin does on Starlark's behalf is paid for from the
 // same budget. It fails once the budget is spent.
 func (st *callState) charge(thread *sl.Thread, n uint64, what string) error {
+	return st.chargeFor(thread, n, func() string { return what })
+}
+
+// chargeFor is charge for a caller whose description costs something to
+// build: what is only called when the charge is refused.
+func (st *callState) chargeFor(thread *sl.Thread, n uint64, what func() string) error {
 	if n == 0 {
 		return nil
 	}
 	if thread.Steps+n < thread.Steps || thread.Steps+n >= st.limits.Steps {
 		thread.Steps = st.limits.Steps
-		return st.refuse(limitSteps, "%s would take about %d steps", what, n)
+		return st.refuse(limitSteps, "%s would take about %d steps", what(), n)
 	}
 	thread.Steps += n
 	return nil
@@ -151,6 +157,12 @@ func (st *callState) charge(thread *sl.Thread, n uint64, what string) error {
 // single builtin call (which Starlark cannot interrupt) from allocating
 // without bound.
 func (st *callState) allow(est uint64, what string) error {
+	return st.allowFor(est, func() string { return what })
+}
+
+// allowFor is allow for a caller whose description costs something to
+// build: what is only called when the operation is refused.
+func (st *callState) allowFor(est uint64, what func() string) error {
 	if st.trippedLimit() != limitNone {
 		return fmt.Errorf("%w: %s", errLimit, st.exceeded())
 	}
@@ -158,7 +170,7 @@ func (st *callState) allow(est uint64, what string) error {
 		return nil
 	}
 	if est >= st.limits.Heap || st.overHeap(est) {
-		return st.refuse(limitMemory, "%s would allocate about %s", what, formatBytes(est))
+		return st.refuse(limitMemory, "%s would allocate about %s", what(), formatBytes(est))
 	}
 	return nil
 }
