@@ -51,6 +51,13 @@ var (
 	})
 )
 
+// Prepare starts, in the background, the one piece of work every verb on
+// a repository needs that depends on nothing: compiling the harness config
+// schema, a few milliseconds of a short run. A caller with work of its own
+// to do first (parsing a command line) calls it early so the two overlap.
+// Calling it is optional and safe at any time.
+func Prepare() { go harnessSchema() }
+
 func compileSchema(url string, src []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
