@@ -266,30 +266,6 @@ hook("x-facts", _facts)
 	}
 }
 
-func TestReadsGoThroughTheFilesCacheWhenThereIsOne(t *testing.T) {
-	table, root := loadSource(t, "hook(\"x-read\", lambda ctx: ok(ctx.repo.read(\"f.txt\")))\n")
-	p := filepath.Join(root, "f.txt")
-	if err := os.WriteFile(p, []byte("first"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	files := graph.NewFiles()
-	if _, err := files.ReadRegular(p, 1<<20); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("second"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx := gctx(root)
-	ctx.Files = files
-	r, err := table["x-read"].Run(ctx)
-	if err != nil || r.Messages[0].Text != "first" {
-		t.Errorf("with the cache: %+v %v, want the cached contents", r, err)
-	}
-	if r := mustRun(t, table, "x-read", root); r.Messages[0].Text != "second" {
-		t.Errorf("without the cache: %+v", r)
-	}
-}
-
 func TestReadsAreBoundedPerCall(t *testing.T) {
 	files := map[string]string{hooksFile: "def _all(ctx):\n    return ok([str(len(ctx.repo.read(p))) for p in ctx.repo.glob(\"data/*\")])\n\nhook(\"x-all\", _all)\n"}
 	for i := range 5 {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unsafe"
 
@@ -135,6 +134,8 @@ type repoValue struct {
 	// verified caches directories known to resolve inside the repository,
 	// for this call.
 	verified map[string]bool
+	// ahead holds what this call's globs read ahead; nil until one does.
+	ahead *readAhead
 }
 
 var _ sl.HasAttrs = (*repoValue)(nil)
@@ -162,10 +163,24 @@ func (r *repoValue) Attr(name string) (sl.Value, error) {
 	return nil, nil
 }
 
+// pathArg is the one string argument of read, exists and glob. It is
+// UnpackPositionalArgs without the allocation on the common path: a hook
+// over a source tree calls read once per file.
+func pathArg(b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (string, error) {
+	if len(args) == 1 && len(kwargs) == 0 {
+		if s, ok := args[0].(sl.String); ok {
+			return string(s), nil
+		}
+	}
+	var s string
+	err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &s)
+	return s, err
+}
+
 // read(path) returns the file's contents as a string.
 func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var rel string
-	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
+	rel, err := pathArg(b, args, kwargs)
+	if err != nil {
 		return nil, err
 	}
 	lim := r.st.limits
@@ -221,11 +236,11 @@ func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
 	if err != nil {
 		return nil, false, nil
 	}
-	joined := filepath.Join(r.c.root, filepath.FromSlash(p))
-	dir := filepath.Dir(joined)
-	if joined == r.c.root {
+	if p == "." {
 		return nil, false, nil
 	}
+	joined := r.c.abs(p)
+	dir := filepath.Dir(joined)
 	if !r.verified[dir] {
 		real, err := filepath.EvalSymlinks(dir)
 		if err != nil || !within(r.c.rootReal, real) {
@@ -235,30 +250,42 @@ func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
 	}
 	lim := r.st.limits
 	remaining := lim.ReadTotal - r.st.readTotal
-	data, err = r.files.TakeRegular(joined, min(lim.ReadBytes, remaining))
-	var tooLarge *graph.TooLargeError
-	switch {
-	case err == nil:
-		return data, true, nil
-	case errors.Is(err, graph.ErrSymlink):
-		return nil, false, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, true, fmt.Errorf("%s does not exist", rel)
-	case errors.Is(err, graph.ErrNotRegular):
-		return nil, true, fmt.Errorf("%s is not a regular file", rel)
-	case errors.As(err, &tooLarge) && tooLarge.Size > lim.ReadBytes:
-		return nil, true, fmt.Errorf("%s is %d bytes; one read is limited to %d", rel, tooLarge.Size, lim.ReadBytes)
-	case errors.As(err, &tooLarge):
-		return nil, true, fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
+	limit := min(lim.ReadBytes, remaining)
+	data, err, ahead := r.ahead.take(joined, limit)
+	if !ahead {
+		data, err = readRegular(joined, limit, nil)
 	}
-	return nil, true, err
+	if err == nil {
+		return data, true, nil
+	}
+	if errors.Is(err, errSymlink) {
+		return nil, false, nil
+	}
+	return nil, true, r.readError(rel, err)
+}
+
+// readError words a failed read of rel for the hook's author.
+func (r *repoValue) readError(rel string, err error) error {
+	lim := r.st.limits
+	var tooLarge *tooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist", rel)
+	case errors.Is(err, errNotRegular):
+		return fmt.Errorf("%s is not a regular file", rel)
+	case errors.As(err, &tooLarge) && tooLarge.Size > lim.ReadBytes:
+		return fmt.Errorf("%s is %d bytes; one read is limited to %d", rel, tooLarge.Size, lim.ReadBytes)
+	case errors.As(err, &tooLarge):
+		return fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
+	}
+	return err
 }
 
 // account charges a read to the call: its bytes against the read total and
 // its size against the step budget.
 func (r *repoValue) account(thread *sl.Thread, rel string, data []byte) (sl.Value, error) {
 	r.st.readTotal += int64(len(data))
-	if err := r.st.charge(thread, uint64(len(data))/1024, "reading "+rel); err != nil {
+	if err := r.st.chargeFor(thread, uint64(len(data))/1024, func() string { return "reading " + rel }); err != nil {
 		return nil, err
 	}
 	return sl.String(bytesToString(data)), nil
@@ -308,8 +335,8 @@ func readAtMost(name string, limit, hint int64) ([]byte, error) {
 
 // exists(path) reports whether path names a file or directory.
 func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var rel string
-	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &rel); err != nil {
+	rel, err := pathArg(b, args, kwargs)
+	if err != nil {
 		return nil, err
 	}
 	_, _, exists, err := r.c.resolveCached(rel, r.verified)
@@ -321,176 +348,62 @@ func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 
 // glob(pattern) lists the regular files matching pattern, sorted.
 func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var pattern string
-	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &pattern); err != nil {
-		return nil, err
-	}
-	if err := r.st.charge(thread, globCost, "glob "+pattern); err != nil {
-		return nil, err
-	}
-	paths, err := r.c.glob(pattern, func(n int) error {
-		return r.st.charge(thread, uint64(n), "glob "+pattern)
-	})
+	pattern, err := pathArg(b, args, kwargs)
 	if err != nil {
+		return nil, err
+	}
+	what := "glob " + pattern
+	if err := r.st.charge(thread, globCost, what); err != nil {
+		return nil, err
+	}
+	walk := globWalk{
+		budget:  r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
+		stopped: func() bool { return r.st.trippedLimit() != limitNone },
+		found:   r.readAheadOf(),
+	}
+	paths, seen, err := r.c.glob(pattern, walk)
+	// Every entry visited is a step, whether or not the walk finished.
+	if err := r.st.charge(thread, seen, what); err != nil {
+		return nil, err
+	}
+	switch {
+	case errors.Is(err, errGlobStopped):
+		return nil, fmt.Errorf("%w: %s", errLimit, r.st.exceeded())
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	if err := r.st.allow(uint64(len(paths))*(sizePiece+64), "glob "+pattern); err != nil {
+	if err := r.st.allow(uint64(len(paths))*(sizePiece+64), what); err != nil {
 		return nil, err
 	}
 	elems := make([]sl.Value, len(paths))
 	for i, p := range paths {
 		elems[i] = sl.String(p)
 	}
-	r.prefetch(paths)
 	l := sl.NewList(elems)
 	l.Freeze()
 	return l, nil
 }
 
-// prefetch starts reading what a glob found, on every core, into a
-// read-only evaluation's cache: a hook that globs a tree usually reads it
-// next, one file at a time, and Starlark cannot read in parallel. The walk
-// followed no symbolic link, so the files are inside the repository; each
-// read still refuses a final symbolic link, and read() checks everything
-// again. Bounded by the call's read limits.
-func (r *repoValue) prefetch(rels []string) {
+// readAheadOf returns what a glob hands its matches to as it finds them,
+// to be read ahead (see readAhead) in a read-only evaluation, where a hook
+// that globs a tree usually reads it next. The walk follows no symbolic
+// link, so the files are inside the repository; each read still refuses a
+// final symbolic link, and read() checks everything again. Bounded by the
+// call's read limits. Nil when the evaluation may write.
+func (r *repoValue) readAheadOf() func([]string) {
 	if r.files == nil {
-		return
-	}
-	abs := make([]string, len(rels))
-	for i, rel := range rels {
-		abs[i] = filepath.Join(r.c.root, filepath.FromSlash(rel))
+		return nil
 	}
 	lim := r.st.limits
-	r.files.Prefetch(abs, lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
-}
-
-// globCost is what a glob is charged in steps before the entries it
-// visits, one step each: a walk costs system calls however small the tree.
-const globCost = 64
-
-// maxGlobSegments bounds a pattern's length in segments.
-const maxGlobSegments = 64
-
-// glob walks the part of the tree under pattern's literal prefix and
-// returns the regular files matching it, sorted. Each segment matches as
-// path.Match does ("*" and "?" never match "/"); a "**" segment matches any
-// number of whole segments, none included. Directories named .git are not
-// entered and symbolic links are neither followed nor listed. visit is
-// called for each batch of entries seen, so the walk can be charged for.
-func (c *confined) glob(pattern string, visit func(int) error) ([]string, error) {
-	if pattern == "" {
-		return nil, errors.New("an empty pattern")
+	if r.ahead == nil {
+		r.ahead = newReadAhead(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
 	}
-	if strings.HasPrefix(pattern, "/") || filepath.IsAbs(pattern) {
-		return nil, fmt.Errorf("pattern %q is absolute; patterns are relative to %s", pattern, c.what)
-	}
-	segs := strings.Split(pattern, "/")
-	if len(segs) > maxGlobSegments {
-		return nil, fmt.Errorf("pattern %q has more than %d segments", pattern, maxGlobSegments)
-	}
-	var prefix []string
-	literal := true
-	for _, s := range segs {
-		switch s {
-		case "", ".":
-			return nil, fmt.Errorf("pattern %q: empty or . segment", pattern)
-		case "..":
-			return nil, fmt.Errorf("pattern %q leaves %s", pattern, c.what)
+	ahead := r.ahead
+	return func(rels []string) {
+		abs := make([]string, len(rels))
+		for i, rel := range rels {
+			abs[i] = r.c.abs(rel)
 		}
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, fmt.Errorf("pattern %q: %w", pattern, err)
-		}
-		if literal && s != "**" && !strings.ContainsAny(s, `*?[\`) {
-			prefix = append(prefix, s)
-		} else {
-			literal = false
-		}
+		ahead.add(abs)
 	}
-	if len(prefix) == len(segs) {
-		// No wildcard: the pattern names one file.
-		prefix = prefix[:len(prefix)-1]
-	}
-	start := "."
-	if len(prefix) > 0 {
-		start = strings.Join(prefix, "/")
-	}
-	joined, exists, err := c.resolve(start)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return []string{}, nil
-	}
-	if fi, err := os.Lstat(joined); err != nil || !fi.IsDir() {
-		return []string{}, nil // a symbolic link or a file: nothing to walk
-	}
-	out := []string{}
-	seen := 0
-	err = filepath.WalkDir(joined, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == joined {
-				return err
-			}
-			return nil // an unreadable subdirectory lists nothing
-		}
-		seen++
-		if seen%256 == 0 {
-			if err := visit(256); err != nil {
-				return err
-			}
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" && p != joined {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		// The walk starts inside the root, so p is the root, a separator,
-		// then the relative path.
-		rel := filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(p, c.root), string(filepath.Separator)))
-		if matchSegments(segs, strings.Split(rel, "/")) {
-			out = append(out, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := visit(seen % 256); err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// matchSegments reports whether name matches pat, segment by segment, "**"
-// matching any run of segments. It is a dynamic programme over the two, so
-// no pattern takes more than len(pat)*len(name) steps.
-func matchSegments(pat, name []string) bool {
-	// m[j] reports whether pat[i:] matches name[j:], for the current i.
-	m := make([]bool, len(name)+1)
-	next := make([]bool, len(name)+1)
-	m[len(name)] = true // the empty pattern matches the empty name
-	for i := len(pat) - 1; i >= 0; i-- {
-		clear(next)
-		if pat[i] == "**" {
-			// ** matches nothing, or one more segment.
-			next[len(name)] = m[len(name)]
-			for j := len(name) - 1; j >= 0; j-- {
-				next[j] = m[j] || next[j+1]
-			}
-		} else {
-			for j := len(name) - 1; j >= 0; j-- {
-				if ok, _ := path.Match(pat[i], name[j]); ok {
-					next[j] = m[j+1]
-				}
-			}
-		}
-		m, next = next, m
-	}
-	return m[0]
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package graph
+package starlark
 
 import (
 	"errors"
@@ -13,11 +13,11 @@ import (
 // what a repository hook over a source tree does, and os.ReadFile's extra
 // calls per file (registering the descriptor with the poller, probing
 // past the end) are most of its cost.
-func readRegular(path string, max int64) ([]byte, error) {
+func readRegular(path string, max int64, a *arena) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, syscall.ELOOP):
-		return nil, ErrSymlink
+		return nil, errSymlink
 	case err != nil:
 		return nil, &pathError{op: "open", path: path, err: err}
 	}
@@ -27,14 +27,14 @@ func readRegular(path string, max int64) ([]byte, error) {
 		return nil, &pathError{op: "stat", path: path, err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, ErrNotRegular
+		return nil, errNotRegular
 	}
 	if st.Size > max {
-		return nil, &TooLargeError{Size: st.Size, Max: max}
+		return nil, &tooLargeError{Size: st.Size, Max: max}
 	}
 	// The size fstat gave; a file being appended to meanwhile is read as it
 	// was, which is what a snapshot of the tree means anyway.
-	buf := make([]byte, st.Size)
+	buf := a.alloc(st.Size)
 	n := 0
 	for n < len(buf) {
 		m, err := syscall.Read(fd, buf[n:])
@@ -50,7 +50,7 @@ func readRegular(path string, max int64) ([]byte, error) {
 		n += m
 	}
 	if int64(n) > max {
-		return nil, &TooLargeError{Size: int64(n), Max: max}
+		return nil, &tooLargeError{Size: int64(n), Max: max}
 	}
 	return buf[:n:n], nil
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package graph
+package starlark
 
 import (
 	"io/fs"
@@ -8,17 +8,17 @@ import (
 )
 
 // readRegular is the portable form of the unix fast path.
-func readRegular(path string, max int64) ([]byte, error) {
+func readRegular(path string, max int64, _ *arena) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	switch {
 	case err != nil:
 		return nil, err
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, ErrSymlink
+		return nil, errSymlink
 	case !fi.Mode().IsRegular():
-		return nil, ErrNotRegular
+		return nil, errNotRegular
 	case fi.Size() > max:
-		return nil, &TooLargeError{Size: fi.Size(), Max: max}
+		return nil, &tooLargeError{Size: fi.Size(), Max: max}
 	}
 	return os.ReadFile(path)
 }

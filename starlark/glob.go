@@ -1,0 +1,295 @@
+package starlark
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// globCost is what a glob is charged in steps before the entries it
+// visits, one step each: a walk costs system calls however small the tree.
+const globCost = 64
+
+// maxGlobSegments bounds a pattern's length in segments; a pattern's
+// matching state is one bit per segment, plus one for "matched".
+const maxGlobSegments = 63
+
+// globPattern is a parsed ctx.repo.glob pattern. Each segment matches as
+// path.Match does ("*" and "?" never match "/"); a "**" segment matches
+// any number of whole segments, none included.
+//
+// Matching runs segment by segment as the walk descends, as a set of
+// states (bit i: segs[i:] is still to match): a directory is entered only
+// if some state survives its name, so "docs/*/tasks.md" reads two levels
+// and no more, and no pattern costs more than len(segs) matches per entry.
+type globPattern struct {
+	segs   []string
+	double []bool // segs[i] == "**"
+	// prefix is the literal leading directories, where the walk starts.
+	prefix string
+	start  globStates
+}
+
+type globStates uint64
+
+func parseGlob(pattern, what string) (*globPattern, error) {
+	if pattern == "" {
+		return nil, errors.New("an empty pattern")
+	}
+	if strings.HasPrefix(pattern, "/") || filepath.IsAbs(pattern) {
+		return nil, fmt.Errorf("pattern %q is absolute; patterns are relative to %s", pattern, what)
+	}
+	segs := strings.Split(pattern, "/")
+	if len(segs) > maxGlobSegments {
+		return nil, fmt.Errorf("pattern %q has more than %d segments", pattern, maxGlobSegments)
+	}
+	p := &globPattern{segs: segs, double: make([]bool, len(segs))}
+	literal := 0
+	for i, s := range segs {
+		switch s {
+		case "", ".":
+			return nil, fmt.Errorf("pattern %q: empty or . segment", pattern)
+		case "..":
+			return nil, fmt.Errorf("pattern %q leaves %s", pattern, what)
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+		}
+		p.double[i] = s == "**"
+		if literal == i && !p.double[i] && !strings.ContainsAny(s, `*?[\`) {
+			literal++
+		}
+	}
+	// A pattern without a wildcard names one file, listed from its
+	// directory.
+	literal = min(literal, len(segs)-1)
+	p.prefix = strings.Join(segs[:literal], "/")
+	p.start = p.closure(1 << literal)
+	return p, nil
+}
+
+// closure adds to s the states a "**" reaches by matching nothing.
+func (p *globPattern) closure(s globStates) globStates {
+	for i, d := range p.double {
+		if d && s&(1<<i) != 0 {
+			s |= 1 << (i + 1)
+		}
+	}
+	return s
+}
+
+// step returns the states after matching one more segment, name.
+func (p *globPattern) step(s globStates, name string) globStates {
+	var next globStates
+	for rest := s &^ p.done(); rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(uint64(rest))
+		if p.double[i] {
+			next |= 1 << i
+		} else if ok, _ := path.Match(p.segs[i], name); ok {
+			next |= 1 << (i + 1)
+		}
+	}
+	return p.closure(next)
+}
+
+// done is the state in which the whole pattern has matched.
+func (p *globPattern) done() globStates { return 1 << len(p.segs) }
+
+// match reports whether the slash-separated rel matches the pattern.
+func (p *globPattern) match(rel string) bool {
+	s := p.closure(1)
+	for seg := range strings.SplitSeq(rel, "/") {
+		if s = p.step(s, seg); s == 0 {
+			return false
+		}
+	}
+	return s&p.done() != 0
+}
+
+// globWalk is what a glob needs besides its pattern.
+type globWalk struct {
+	// budget is how many entries the walk may visit; past it the walk
+	// stops and reports having seen more.
+	budget uint64
+	// stopped is polled before each directory; when it reports true the
+	// walk ends with errGlobStopped.
+	stopped func() bool
+	// found, when set, is called with each directory's matches as soon as
+	// they are known, possibly from several goroutines at once.
+	found func(rels []string)
+}
+
+var errGlobStopped = errors.New("stopped")
+
+// glob walks the part of the tree under the pattern's literal prefix and
+// returns the regular files matching it, sorted, and the number of entries
+// it visited. Directories named .git are not entered and symbolic links
+// are neither followed nor listed. Directories are read on every core.
+func (c *confined) glob(pattern string, opt globWalk) (paths []string, seen uint64, err error) {
+	p, err := parseGlob(pattern, c.what)
+	if err != nil {
+		return nil, 0, err
+	}
+	start := p.prefix
+	if start == "" {
+		start = "."
+	}
+	joined, exists, err := c.resolve(start)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !exists {
+		return []string{}, 0, nil
+	}
+	if fi, err := os.Lstat(joined); err != nil || !fi.IsDir() {
+		return []string{}, 0, nil // a symbolic link or a file: nothing to walk
+	}
+	w := &walker{c: c, p: p, opt: opt, out: []string{}, pending: 1}
+	w.cond.L = &w.mu
+	// Only the first directory failing fails the glob; an unreadable
+	// subdirectory lists nothing.
+	if err := w.read(walkDir{rel: p.prefix, states: p.start}); err != nil {
+		return nil, 0, err
+	}
+	w.work()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return nil, w.seen, w.err
+	}
+	slices.Sort(w.out)
+	return w.out, w.seen, nil
+}
+
+// walker is one glob's walk: a queue of directories read by up to
+// GOMAXPROCS goroutines, the calling one included.
+type walker struct {
+	c   *confined
+	p   *globPattern
+	opt globWalk
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	dirs    []walkDir // waiting to be read, oldest first
+	pending int       // directories queued or being read
+	workers int       // goroutines besides the caller
+	seen    uint64
+	out     []string
+	err     error
+}
+
+type walkDir struct {
+	rel    string // slash-separated; "" for the repository itself
+	states globStates
+}
+
+func (w *walker) work() {
+	for {
+		d, ok := w.next()
+		if !ok {
+			return
+		}
+		_ = w.read(d)
+	}
+}
+
+// next returns a directory to read, waiting while others are being read
+// (they may add more), or false once the walk is over.
+func (w *walker) next() (walkDir, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.dirs) == 0 && w.pending > 0 {
+		w.cond.Wait()
+	}
+	if len(w.dirs) == 0 {
+		return walkDir{}, false
+	}
+	d := w.dirs[0]
+	w.dirs = w.dirs[1:]
+	return d, true
+}
+
+// read lists one directory: its matching files join the result (and go to
+// found), its subdirectories that may hold matches join the queue.
+func (w *walker) read(d walkDir) error {
+	var subdirs []walkDir
+	var matched []string
+	n, err := listDir(w.c.abs(d.rel), func(name string, kind entryKind) {
+		switch kind {
+		case kindDir:
+			if name == ".git" {
+				return
+			}
+			if s := w.p.step(d.states, name); s&^w.p.done() != 0 {
+				subdirs = append(subdirs, walkDir{rel: joinRel(d.rel, name), states: s})
+			}
+		case kindRegular:
+			if w.p.step(d.states, name)&w.p.done() != 0 {
+				matched = append(matched, joinRel(d.rel, name))
+			}
+		}
+	})
+	if len(matched) > 0 && w.opt.found != nil {
+		w.opt.found(matched)
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending--
+	w.seen += uint64(n)
+	switch {
+	case w.err != nil:
+	case w.seen > w.opt.budget:
+		w.err = errGlobStopped
+	case w.opt.stopped != nil && w.opt.stopped():
+		w.err = errGlobStopped
+	}
+	if w.err != nil {
+		w.pending -= len(w.dirs)
+		w.dirs = nil
+		w.cond.Broadcast()
+		return err
+	}
+	w.out = append(w.out, matched...)
+	w.dirs = append(w.dirs, subdirs...)
+	w.pending += len(subdirs)
+	if w.pending == 0 {
+		w.cond.Broadcast()
+		return err
+	}
+	for range len(subdirs) {
+		w.cond.Signal()
+	}
+	for max := runtime.GOMAXPROCS(0) - 1; w.workers < max && w.workers < len(w.dirs); w.workers++ {
+		go w.work()
+	}
+	return err
+}
+
+// joinRel returns a new string: name may be a view of listDir's buffer.
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return strings.Clone(name)
+	}
+	return dir + "/" + name
+}
+
+// abs is the host path of a cleaned, slash-separated repository path; ""
+// is the root. Every path the cache is keyed by is built here, so that a
+// glob's read-ahead and a later read agree on it.
+func (c *confined) abs(rel string) string {
+	if rel == "" || rel == "." {
+		return c.root
+	}
+	if strings.HasSuffix(c.root, string(filepath.Separator)) {
+		return c.root + filepath.FromSlash(rel)
+	}
+	return c.root + string(filepath.Separator) + filepath.FromSlash(rel)
+}

@@ -1,0 +1,249 @@
+package starlark
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+func TestGlobPatternsMatchSegmentBySegment(t *testing.T) {
+	cases := []struct {
+		pattern string
+		yes, no []string
+	}{
+		{"src/*.go", []string{"src/a.go", "src/.go"}, []string{"src/sub/a.go", "a.go", "src/a.gox"}},
+		{"src/**/*.go", []string{"src/a.go", "src/sub/a.go", "src/x/y/z.go"}, []string{"a.go", "srcx/a.go", "src/a.txt"}},
+		{"**", []string{"a", "a/b", "a/b/c"}, nil},
+		{"**/c.go", []string{"c.go", "a/c.go", "a/b/c.go"}, []string{"a/c.gox", "c.go/x"}},
+		{"a/**", []string{"a/b", "a/b/c"}, []string{"b/a"}},
+		{"a/**/**/b", []string{"a/b", "a/x/b", "a/x/y/b"}, []string{"a/x"}},
+		{"docs/*/tasks.md", []string{"docs/i-1/tasks.md"}, []string{"docs/tasks.md", "docs/a/b/tasks.md"}},
+		{"src/?.go", []string{"src/a.go"}, []string{"src/ab.go"}},
+		{"src/[ab].go", []string{"src/a.go", "src/b.go"}, []string{"src/c.go"}},
+		{`src/\*.go`, []string{"src/*.go"}, []string{"src/a.go"}},
+		{"README.md", []string{"README.md"}, []string{"x/README.md", "README.mdx"}},
+	}
+	for _, c := range cases {
+		p, err := parseGlob(c.pattern, "the repository")
+		if err != nil {
+			t.Fatalf("%s: %v", c.pattern, err)
+		}
+		for _, name := range c.yes {
+			if !p.match(name) {
+				t.Errorf("%q does not match %q", c.pattern, name)
+			}
+		}
+		for _, name := range c.no {
+			if p.match(name) {
+				t.Errorf("%q matches %q", c.pattern, name)
+			}
+		}
+	}
+}
+
+func TestGlobPatternsAreCheckedBeforeAnyWalk(t *testing.T) {
+	cases := map[string]string{
+		"":                             "an empty pattern",
+		"/etc/*":                       "is absolute",
+		"../x":                         "leaves the repository",
+		"a/../../x":                    "leaves the repository",
+		"a//b":                         "empty or . segment",
+		"./a":                          "empty or . segment",
+		"src/[.go":                     "syntax error in pattern",
+		strings.Repeat("a/", 63) + "b": "more than 63 segments",
+	}
+	for pattern, want := range cases {
+		_, err := parseGlob(pattern, "the repository")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseGlob(%q) = %v, want %q", pattern, err, want)
+		}
+	}
+}
+
+// globTree is a repository for the walker's tests.
+func globTree(t *testing.T) (*confined, string) {
+	t.Helper()
+	root := writeTree(t, map[string]string{
+		"src/a.go":            "",
+		"src/b.go":            "",
+		"src/sub/c.go":        "",
+		"src/sub/deep/d.go":   "",
+		"src/.git/e.go":       "",
+		"docs/i-1/tasks.md":   "",
+		"docs/i-1/x/tasks.md": "",
+		"top.go":              "",
+	})
+	if err := os.Symlink(filepath.Join(root, "src"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "src", "a.go"), filepath.Join(root, "src", "alias.go")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := newConfined(root, "the repository")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, root
+}
+
+func TestGlobListsRegularFilesSortedWithoutFollowingLinks(t *testing.T) {
+	c, _ := globTree(t)
+	cases := map[string][]string{
+		"**/*.go":         {"src/a.go", "src/b.go", "src/sub/c.go", "src/sub/deep/d.go", "top.go"},
+		"src/*.go":        {"src/a.go", "src/b.go"},
+		"link/*.go":       {},
+		"src/.git/*.go":   {"src/.git/e.go"}, // named outright, .git is walked
+		"docs/*/tasks.md": {"docs/i-1/tasks.md"},
+		"nothing/**":      {},
+		"top.go":          {"top.go"},
+		"top.go/**":       {},
+	}
+	for pattern, want := range cases {
+		got, _, err := c.glob(pattern, globWalk{budget: 1 << 20})
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("glob(%q) = %q, %v; want %q", pattern, got, err, want)
+		}
+	}
+}
+
+func TestGlobEntersOnlyDirectoriesThatCanMatch(t *testing.T) {
+	c, _ := globTree(t)
+	_, all, err := c.glob("**", globWalk{budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, some, err := c.glob("docs/*/tasks.md", globWalk{budget: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// docs, then i-1 (tasks.md and x): x is listed but never entered.
+	if some != 3 || some >= all {
+		t.Errorf("docs/*/tasks.md visited %d entries (the whole tree has %d); want 3", some, all)
+	}
+}
+
+func TestGlobStopsPastItsBudget(t *testing.T) {
+	c, _ := globTree(t)
+	_, seen, err := c.glob("**", globWalk{budget: 2})
+	if !errors.Is(err, errGlobStopped) || seen <= 2 {
+		t.Errorf("glob with a budget of 2 = %d entries, %v; want errGlobStopped past 2", seen, err)
+	}
+}
+
+func TestGlobStopsWhenItsCallIsStopped(t *testing.T) {
+	c, _ := globTree(t)
+	_, _, err := c.glob("**", globWalk{budget: 1 << 20, stopped: func() bool { return true }})
+	if !errors.Is(err, errGlobStopped) {
+		t.Errorf("glob of a stopped call = %v, want errGlobStopped", err)
+	}
+}
+
+func TestGlobHandsOverEveryMatchAsFound(t *testing.T) {
+	files := map[string]string{}
+	var want []string
+	for i := range 300 {
+		rel := fmt.Sprintf("src/d%02d/f%03d.go", i%30, i)
+		files[rel] = ""
+		want = append(want, rel)
+	}
+	root := writeTree(t, files)
+	c, err := newConfined(root, "the repository")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var found []string
+	got, _, err := c.glob("src/**/*.go", globWalk{budget: 1 << 20, found: func(rels []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		found = append(found, rels...)
+	}})
+	slices.Sort(want)
+	slices.Sort(found)
+	if err != nil || !slices.Equal(got, want) || !slices.Equal(found, want) {
+		t.Errorf("glob listed %d and handed over %d of %d files (%v)", len(got), len(found), len(want), err)
+	}
+}
+
+func TestGlobFailsOnlyWhenItsStartCannotBeRead(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("permissions do not stop root")
+	}
+	c, root := globTree(t)
+	sub := filepath.Join(root, "src", "sub")
+	if err := os.Chmod(sub, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(sub, 0o755) })
+	got, _, err := c.glob("src/**/*.go", globWalk{budget: 1 << 20})
+	if err != nil || !slices.Equal(got, []string{"src/a.go", "src/b.go"}) {
+		t.Errorf("an unreadable subdirectory: %q, %v; want it to list nothing", got, err)
+	}
+	if _, _, err := c.glob("src/sub/*.go", globWalk{budget: 1 << 20}); err == nil {
+		t.Error("an unreadable start directory did not fail the glob")
+	}
+}
+
+func TestListDirSaysWhatEachEntryIs(t *testing.T) {
+	_, root := globTree(t)
+	dir := filepath.Join(root, "src")
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skip("no fifo here:", err)
+	}
+	got := map[string]entryKind{}
+	n, err := listDir(dir, func(name string, kind entryKind) { got[strings.Clone(name)] = kind })
+	want := map[string]entryKind{
+		"a.go": kindRegular, "b.go": kindRegular, "alias.go": kindOther, "pipe": kindOther,
+		"sub": kindDir, ".git": kindDir,
+	}
+	if err != nil || n != len(want) || len(got) != len(want) {
+		t.Fatalf("listDir = %v (%d entries), %v; want %v", got, n, err, want)
+	}
+	for name, kind := range want {
+		if got[name] != kind {
+			t.Errorf("%s is kind %d, want %d", name, got[name], kind)
+		}
+	}
+	if _, err := listDir(filepath.Join(root, "link"), func(string, entryKind) {}); err == nil {
+		t.Error("listDir followed a symbolic link to a directory")
+	}
+}
+
+// matchReference is the obvious recursive definition of a pattern match,
+// for FuzzGlobMatch to hold the segment automaton to.
+func matchReference(pat, name []string) bool {
+	if len(pat) == 0 {
+		return len(name) == 0
+	}
+	if pat[0] == "**" {
+		return matchReference(pat[1:], name) || (len(name) > 0 && matchReference(pat, name[1:]))
+	}
+	if len(name) == 0 {
+		return false
+	}
+	ok, _ := path.Match(pat[0], name[0])
+	return ok && matchReference(pat[1:], name[1:])
+}
+
+func FuzzGlobMatch(f *testing.F) {
+	f.Add("src/**/*.go", "src/a/b.go")
+	f.Add("**/**/x", "x")
+	f.Add("a/*/c", "a/b/c")
+	f.Add("**", "a/b")
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		p, err := parseGlob(pattern, "the repository")
+		if err != nil || name == "" || len(name) > 200 || strings.Count(pattern, "/") > 12 {
+			return
+		}
+		if got, want := p.match(name), matchReference(p.segs, strings.Split(name, "/")); got != want {
+			t.Errorf("%q against %q: automaton says %v, reference %v", pattern, name, got, want)
+		}
+	})
+}
