@@ -37,22 +37,19 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
 
 # Time whole `check --all` processes on a generated 200-item repository.
-bench-process:
+bench-process runs="21":
     #!/usr/bin/env bash
     set -euo pipefail
     dir=$(mktemp -d)
     THE_LOOP_BENCH_REPO="$dir" go test ./policy -run TestWriteBenchRepo -count=1 >/dev/null
     go build -o "$dir/the-loop" ./cmd/the-loop
-    for i in $(seq 10); do /usr/bin/time -f "%e s wall, %M KB peak RSS" "$dir/the-loop" check --all --repo "$dir" >/dev/null || true; done
+    go run ./tools/proctime -n {{runs}} -- "$dir/the-loop" check --all --repo "$dir"
 
 # Time whole `check` processes against `grep -rL SPDX` on 10,000 generated files.
-bench-licence:
+bench-licence runs="41":
     #!/usr/bin/env bash
     set -euo pipefail
     dir=$(mktemp -d)
     THE_LOOP_BENCH_LICENCE_REPO="$dir" go test ./policy -run TestWriteLicenceRepo -count=1 >/dev/null
     go build -o "$dir/the-loop" ./cmd/the-loop
-    for i in $(seq 5); do
-      /usr/bin/time -f "the-loop check: %e s wall, %M KB peak RSS" "$dir/the-loop" check issue-1 --repo "$dir" >/dev/null || true
-      /usr/bin/time -f "grep -rL SPDX:  %e s wall, %M KB peak RSS" grep -rL SPDX "$dir/src" >/dev/null || true
-    done
+    go run ./tools/proctime -n {{runs}} -- "$dir/the-loop" check issue-1 --repo "$dir" -- grep -rL SPDX "$dir/src"
