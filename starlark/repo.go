@@ -232,6 +232,13 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 // not apply (an unverified directory, a final symbolic link, the root
 // itself) and the caller must resolve the path in full.
 func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
+	lim := r.st.limits
+	limit := min(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
+	// A path a glob of this call listed is a regular file the walk reached
+	// without following a link: nothing is left to resolve.
+	if data, err, ahead := r.ahead.take(rel, limit); ahead {
+		return r.readResult(rel, data, err)
+	}
 	p, err := r.c.clean(rel)
 	if err != nil {
 		return nil, false, nil
@@ -248,17 +255,17 @@ func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
 		}
 		r.verified[dir] = true
 	}
-	lim := r.st.limits
-	remaining := lim.ReadTotal - r.st.readTotal
-	limit := min(lim.ReadBytes, remaining)
-	data, err, ahead := r.ahead.take(joined, limit)
-	if !ahead {
-		data, err = readRegular(joined, limit, nil)
-	}
-	if err == nil {
+	data, err = readRegular(joined, limit, nil)
+	return r.readResult(rel, data, err)
+}
+
+// readResult is readFast's answer for a fast read's outcome: a final
+// symbolic link sends the caller the slow way.
+func (r *repoValue) readResult(rel string, data []byte, err error) ([]byte, bool, error) {
+	switch {
+	case err == nil:
 		return data, true, nil
-	}
-	if errors.Is(err, errSymlink) {
+	case errors.Is(err, errSymlink):
 		return nil, false, nil
 	}
 	return nil, true, r.readError(rel, err)
@@ -356,10 +363,12 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	if err := r.st.charge(thread, globCost, what); err != nil {
 		return nil, err
 	}
+	found, done := r.readAheadOf()
 	walk := globWalk{
-		budget:  r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
-		stopped: func() bool { return r.st.trippedLimit() != limitNone },
-		found:   r.readAheadOf(),
+		budget:   r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
+		stopped:  func() bool { return r.st.trippedLimit() != limitNone },
+		found:    found,
+		unsorted: done != nil,
 	}
 	paths, seen, err := r.c.glob(pattern, walk)
 	// Every entry visited is a step, whether or not the walk finished.
@@ -371,6 +380,9 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 		return nil, fmt.Errorf("%w: %s", errLimit, r.st.exceeded())
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if done != nil {
+		paths = done() // the same paths, sorted
 	}
 	if err := r.st.allow(uint64(len(paths))*(sizePiece+64), what); err != nil {
 		return nil, err
@@ -384,26 +396,20 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	return l, nil
 }
 
-// readAheadOf returns what a glob hands its matches to as it finds them,
-// to be read ahead (see readAhead) in a read-only evaluation, where a hook
-// that globs a tree usually reads it next. The walk follows no symbolic
-// link, so the files are inside the repository; each read still refuses a
-// final symbolic link, and read() checks everything again. Bounded by the
-// call's read limits. Nil when the evaluation may write.
-func (r *repoValue) readAheadOf() func([]string) {
+// readAheadOf returns where a glob hands its matches as it finds them, to
+// be read ahead (see readAhead) in a read-only evaluation, where a hook
+// that globs a tree usually reads it next, and done, which returns them
+// sorted once the walk is over. The walk follows no symbolic link, so the files are inside
+// the repository; each read still refuses a final symbolic link. Bounded
+// by the call's read limits. Both are nil when the evaluation may write.
+func (r *repoValue) readAheadOf() (found func([]string), done func() []string) {
 	if r.files == nil {
-		return nil
+		return nil, nil
 	}
-	lim := r.st.limits
 	if r.ahead == nil {
+		lim := r.st.limits
 		r.ahead = newReadAhead(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
 	}
-	ahead := r.ahead
-	return func(rels []string) {
-		abs := make([]string, len(rels))
-		for i, rel := range rels {
-			abs[i] = r.c.abs(rel)
-		}
-		ahead.add(abs)
-	}
+	g := r.ahead.start()
+	return func(rels []string) { g.add(r.c, rels) }, g.done
 }
