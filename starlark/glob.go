@@ -133,9 +133,10 @@ type globWalk struct {
 var errGlobStopped = errors.New("stopped")
 
 // glob walks the part of the tree under the pattern's literal prefix and
-// returns the regular files matching it, sorted (unless opt.unsorted), and the number of entries
-// it visited. Directories named .git are not entered and symbolic links
-// are neither followed nor listed. Directories are read on every core.
+// returns the regular files matching it, sorted unless opt.unsorted, and
+// the number of entries it visited. Directories named .git are not entered
+// and symbolic links are neither followed nor listed. Directories are read
+// on every core.
 func (c *confined) glob(pattern string, opt globWalk) (paths []string, seen uint64, err error) {
 	p, err := parseGlob(pattern, c.what)
 	if err != nil {
@@ -288,8 +289,7 @@ func joinRel(dir, name string) string {
 }
 
 // abs is the host path of a cleaned, slash-separated repository path; ""
-// is the root. Every path the cache is keyed by is built here, so that a
-// glob's read-ahead and a later read agree on it.
+// is the root.
 func (c *confined) abs(rel string) string {
 	if rel == "" || rel == "." {
 		return c.root

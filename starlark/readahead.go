@@ -72,6 +72,8 @@ func (g *aheadGlob) add(c *confined, rels []string) {
 // done makes the glob's matches available to take, now that the walk is
 // over, and returns their paths, sorted.
 func (g *aheadGlob) done() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	slices.SortFunc(g.files, func(a, b *aheadFile) int { return strings.Compare(a.rel, b.rel) })
 	g.ra.globs = append(g.ra.globs, g)
 	rels := make([]string, len(g.files))
