@@ -12,7 +12,7 @@ import (
 // evaluates every node of an item against the same artifacts, and several
 // hooks read the same file (execution-log.md gates half the loop), so each
 // file is read and its front matter parsed once per item. It also gives
-// every hook of one evaluation the same view of the tree.
+// every shipped hook of one evaluation the same view of its artifacts.
 //
 // A nil *Files reads straight from disk. The runtime only uses a cache for
 // read-only evaluations: a mutating chain may write an artifact that a later

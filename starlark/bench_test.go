@@ -129,7 +129,7 @@ hook("x-sum", _sum)
 
 // BenchmarkLicenceRule10k is one call of the licence-header rule over
 // 10,000 files of about 4 KiB, read through a fresh read-only cache as
-// check reads them: the walk, the prefetch and the reads, without the
+// check reads them: the walk, the read-ahead and the reads, without the
 // process around them (policy's BenchmarkLicenceHeader10k has that).
 func BenchmarkLicenceRule10k(b *testing.B) {
 	files := map[string]string{hooksFile: licenceRule}

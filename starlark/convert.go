@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	sl "go.starlark.net/starlark"
@@ -181,7 +182,9 @@ func (c *goConverter) convert(v sl.Value, depth int) (any, error) {
 	case sl.Bool:
 		return bool(v), nil
 	case sl.String:
-		return string(v), nil
+		// Copied: the value outlives the call, and a piece of a file's text
+		// would keep the whole buffer it was read into.
+		return strings.Clone(string(v)), nil
 	case sl.Int:
 		i, ok := v.Int64()
 		if !ok {
@@ -215,7 +218,7 @@ func (c *goConverter) convert(v sl.Value, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[string(k)] = g
+			out[strings.Clone(string(k))] = g
 		}
 		return out, nil
 	case *starlarkstruct.Struct:

@@ -123,16 +123,21 @@
 //	ctx.repo        the repository, through three functions:
 //	    read(path)    the file's contents as a string
 //	    exists(path)  whether path names a file or directory
-//	    glob(pattern) the regular files matching pattern, sorted: segments
-//	                  match as Go's path.Match ("*" and "?" stop at "/"),
-//	                  "**" matches any number of whole segments; .git is not
-//	                  entered and symbolic links are not listed
+//	    glob(pattern) the regular files matching pattern, as a new sorted
+//	                  list: segments match as Go's path.Match ("*" and "?"
+//	                  stop at "/"), "**" matches any number of whole
+//	                  segments; wildcards do not enter .git, symbolic links
+//	                  are neither listed nor followed, and a directory that
+//	                  cannot be listed fails the glob
 //	    Paths are relative to the repository root and slash-separated. An
 //	    absolute path, a path leaving the repository through .. and a path
 //	    whose symbolic links resolve outside it are refused, as an error;
 //	    so is a read of a file over Limits.ReadBytes, or one that would take
 //	    the call's reads past Limits.ReadTotal. When the graph.Context
-//	    carries a graph.Files cache, reads go through it.
+//	    carries a graph.Files cache (a read-only evaluation), the files a
+//	    glob listed are read ahead on other cores once the hook reads the
+//	    first of them (see readAhead); a path through a symbolic link is
+//	    read through the cache.
 //
 // Dicts built from Go maps iterate in key order. Every value ctx reaches
 // is frozen: changing one is a Starlark error, so the hook errs, and an

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // globCost is what a glob is charged in steps before the entries it
@@ -46,21 +47,23 @@ func parseGlob(pattern, what string) (*globPattern, error) {
 	if strings.HasPrefix(pattern, "/") || filepath.IsAbs(pattern) {
 		return nil, fmt.Errorf("pattern %q is absolute; patterns are relative to %s", pattern, what)
 	}
-	segs := strings.Split(pattern, "/")
+	// Read it the way read() reads a path: "./src//*.go" is "src/*.go".
+	clean := path.Clean(pattern)
+	switch {
+	case clean == ".." || strings.HasPrefix(clean, "../"):
+		return nil, fmt.Errorf("pattern %q leaves %s", pattern, what)
+	case clean == ".":
+		return nil, fmt.Errorf("pattern %q names %s itself; a pattern matches files (try \"**\")", pattern, what)
+	}
+	segs := strings.Split(clean, "/")
 	if len(segs) > maxGlobSegments {
 		return nil, fmt.Errorf("pattern %q has more than %d segments", pattern, maxGlobSegments)
 	}
 	p := &globPattern{segs: segs, double: make([]bool, len(segs))}
 	literal := 0
 	for i, s := range segs {
-		switch s {
-		case "", ".":
-			return nil, fmt.Errorf("pattern %q: empty or . segment", pattern)
-		case "..":
-			return nil, fmt.Errorf("pattern %q leaves %s", pattern, what)
-		}
 		if _, err := path.Match(s, ""); err != nil {
-			return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+			return nil, fmt.Errorf("pattern %q: %w (an unclosed [ or a \\ at the end of a segment?)", pattern, err)
 		}
 		p.double[i] = s == "**"
 		if literal == i && !p.double[i] && !strings.ContainsAny(s, `*?[\`) {
@@ -158,11 +161,7 @@ func (c *confined) glob(pattern string, opt globWalk) (paths []string, seen uint
 	}
 	w := &walker{c: c, p: p, opt: opt, out: []string{}, pending: 1}
 	w.cond.L = &w.mu
-	// Only the first directory failing fails the glob; an unreadable
-	// subdirectory lists nothing.
-	if err := w.read(walkDir{rel: p.prefix, states: p.start}); err != nil {
-		return nil, 0, err
-	}
+	w.dirs = []walkDir{{rel: p.prefix, states: p.start}}
 	w.work()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -203,7 +202,7 @@ func (w *walker) work() {
 		if !ok {
 			return
 		}
-		_ = w.read(d)
+		w.read(d)
 	}
 }
 
@@ -224,11 +223,13 @@ func (w *walker) next() (walkDir, bool) {
 }
 
 // read lists one directory: its matching files join the result (and go to
-// found), its subdirectories that may hold matches join the queue.
-func (w *walker) read(d walkDir) error {
+// found), its subdirectories that may hold matches join the queue. A
+// directory that cannot be listed fails the glob: a rule that silently
+// skipped part of the tree would pass without having looked.
+func (w *walker) read(d walkDir) {
 	var subdirs []walkDir
 	var matched []string
-	n, err := listDir(w.c.abs(d.rel), func(name string, kind entryKind) {
+	n, err := listDirectory(w.c.abs(d.rel), func(name string, kind entryKind) {
 		switch kind {
 		case kindDir:
 			if name == ".git" {
@@ -243,7 +244,7 @@ func (w *walker) read(d walkDir) error {
 			}
 		}
 	})
-	if len(matched) > 0 && w.opt.found != nil {
+	if err == nil && len(matched) > 0 && w.opt.found != nil {
 		w.opt.found(matched)
 	}
 
@@ -253,23 +254,26 @@ func (w *walker) read(d walkDir) error {
 	w.seen += uint64(n)
 	switch {
 	case w.err != nil:
+	case err != nil:
+		w.err = listError(d.rel, err)
 	case w.seen > w.opt.budget:
 		w.err = errGlobStopped
 	case w.opt.stopped != nil && w.opt.stopped():
 		w.err = errGlobStopped
 	}
 	if w.err != nil {
+		// Nothing more is read; those being read finish and leave.
 		w.pending -= len(w.dirs)
 		w.dirs = nil
 		w.cond.Broadcast()
-		return err
+		return
 	}
 	w.out = append(w.out, matched...)
 	w.dirs = append(w.dirs, subdirs...)
 	w.pending += len(subdirs)
 	if w.pending == 0 {
 		w.cond.Broadcast()
-		return err
+		return
 	}
 	for range len(subdirs) {
 		w.cond.Signal()
@@ -277,7 +281,25 @@ func (w *walker) read(d walkDir) error {
 	for max := runtime.GOMAXPROCS(0) - 1; w.workers < max && w.workers < len(w.dirs); w.workers++ {
 		go w.work()
 	}
-	return err
+}
+
+// listDirectory is listDir; tests make it fail.
+var listDirectory = listDir
+
+// listError words a directory that cannot be listed, by its repository
+// path rather than the host's.
+func listError(rel string, err error) error {
+	if rel == "" {
+		rel = "."
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%s changed while it was listed (it is no longer a directory)", rel)
+	}
+	return fmt.Errorf("cannot list %s: %w", rel, err)
 }
 
 // joinRel returns a new string: name may be a view of listDir's buffer.

@@ -82,7 +82,10 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	}
 	st := newCallState(h.name, h.host.limits, log)
 	thread := st.newThread("hook "+h.name, h.host.threadInit)
-	ctx := newContext(h.name, gctx, newRepoValue(repo, gctx.Files, st))
+	rv := newRepoValue(repo, gctx.Files, st)
+	// Reading ahead ends with the call, even one abandoned still running.
+	defer rv.stop()
+	ctx := newContext(h.name, gctx, rv)
 	v, err, abandoned := st.run(func() (sl.Value, error) {
 		return sl.Call(thread, h.impl, sl.Tuple{ctx}, nil)
 	})

@@ -273,17 +273,56 @@ func TestReadsAreBoundedPerCall(t *testing.T) {
 	}
 	root := writeTree(t, files)
 	table := mustLoad(t, root, declared)
-	_, err := run(t, table, "x-all", root)
-	if err == nil {
-		t.Fatal("reading 5000 bytes with a per-call limit of 4096 succeeded")
+	// Read straight from disk, and read ahead as under check.
+	for _, c := range []*graph.Context{gctx(root), {Repo: root, Boundary: graph.Exit, Files: graph.NewFiles()}} {
+		_, err := table["x-all"].Run(c)
+		if err == nil {
+			t.Fatal("reading 5000 bytes with a per-call limit of 4096 succeeded")
+		}
+		contains(t, "error", err.Error(), "reading data/4 would take this call past its read limit of 4096 bytes")
 	}
-	contains(t, "error", err.Error(), "reading data/4 would take this call past its read limit of 4096 bytes")
 	// Each call has its own allowance.
 	files[hooksFile] = "hook(\"x-one\", lambda ctx: ok(ctx.repo.read(\"data/0\")[:1]))\n"
 	root = writeTree(t, files)
 	table = mustLoad(t, root, declared)
 	for range 10 {
 		mustRun(t, table, "x-one", root)
+	}
+}
+
+// TestGlobbingOftenHoldsNoMemory is a hook that globs the same files
+// many times and reads none of them: under check, where globs read ahead,
+// it must cost only what it keeps, and end the same way every time.
+func TestGlobbingOftenHoldsNoMemory(t *testing.T) {
+	files := map[string]string{hooksFile: `
+def _count(ctx):
+    n = 0
+    for i in range(3000):
+        n += len(ctx.repo.glob("src/**/*.go"))
+    for i in range(200):
+        for p in ctx.repo.glob("src/*/f1.go"):
+            n += len(ctx.repo.read(p))
+    return ok(str(n))
+
+hook("x-count", _count)
+`}
+	for i := range 20 {
+		files[fmt.Sprintf("src/d%d/f%d.go", i, i%3)] = strings.Repeat("x", 100)
+	}
+	root := writeTree(t, files)
+	h, err := newHost(Options{Repo: root, Limits: Limits{Heap: 64 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := h.load([]Module{declared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r, err := table["x-count"].Run(&graph.Context{Repo: root, Boundary: graph.Exit, Files: graph.NewFiles()})
+		if err != nil || r.Status != graph.StatusPass || r.Messages[0].Text != "200000" {
+			t.Fatalf("%+v, %v; want a pass counting 200000", r, err)
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// aheadTree writes n files of size bytes, f000..., under a fresh
+// aheadTree writes n files of size bytes, d/f000..., under a fresh
 // repository and returns it with their repository paths.
 func aheadTree(t *testing.T, n, size int) (*confined, []string) {
 	t.Helper()
@@ -20,11 +20,13 @@ func aheadTree(t *testing.T, n, size int) (*confined, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	rels := make([]string, n)
 	for i := range n {
-		rels[i] = fmt.Sprintf("f%03d", i)
-		body := strings.Repeat(string(rune('a'+i%26)), size)
-		if err := os.WriteFile(filepath.Join(root, rels[i]), []byte(body), 0o644); err != nil {
+		rels[i] = fmt.Sprintf("d/f%03d", i)
+		if err := os.WriteFile(filepath.Join(root, rels[i]), []byte(body(i, size)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,20 +37,21 @@ func aheadTree(t *testing.T, n, size int) (*confined, []string) {
 	return c, rels
 }
 
-// globbed runs one glob's worth of read-ahead over rels, handed over in
-// batches as a walk would.
-func globbed(ra *readAhead, c *confined, rels []string) {
+func body(i, size int) string { return strings.Repeat(string(rune('a'+i%26)), size) }
+
+// globbed hands rels to ra as one glob's walk would, in batches.
+func globbed(ra *readAhead, rels []string) {
 	g := ra.start()
 	for i := 0; i < len(rels); i += 7 {
-		g.add(c, rels[i:min(i+7, len(rels))])
+		g.add(rels[i:min(i+7, len(rels))])
 	}
-	g.done()
+	ra.done(g)
 }
 
-// settle waits for ra's workers to stop.
+// settle waits for ra's workers to leave.
 func settle(t *testing.T, ra *readAhead) {
 	t.Helper()
-	for range 1000 {
+	for range 2000 {
 		ra.mu.Lock()
 		idle := ra.workers == 0
 		ra.mu.Unlock()
@@ -57,74 +60,132 @@ func settle(t *testing.T, ra *readAhead) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Fatal("read-ahead workers did not stop")
+	t.Fatal("read-ahead workers did not leave")
+}
+
+// readAheadBytes is what ra's workers have read and nobody has taken.
+func readAheadBytes(ra *readAhead) (n int) {
+	for _, g := range ra.globs {
+		for _, f := range g.files {
+			n += len(f.data)
+		}
+	}
+	return n
 }
 
 func TestReadAheadHandsEachFileOverOnce(t *testing.T) {
 	c, rels := aheadTree(t, 50, 100)
-	ra := newReadAhead(1<<20, 1<<20)
-	globbed(ra, c, rels)
+	ra := newReadAhead(c, 1<<20, 1<<20)
+	globbed(ra, rels)
 	// In the order listed, then out of it.
 	order := append(append([]string{}, rels[:25]...), rels[49], rels[30], rels[25])
 	for _, rel := range order {
-		i := 0
-		fmt.Sscanf(rel, "f%d", &i)
-		data, err, ok := ra.take(rel, 1<<20)
-		if want := strings.Repeat(string(rune('a'+i%26)), 100); !ok || err != nil || string(data) != want {
+		var i int
+		fmt.Sscanf(rel, "d/f%d", &i)
+		data, err, _, ok := ra.take(rel, 1<<20)
+		if !ok || err != nil || string(data) != body(i, 100) {
 			t.Fatalf("take %s = %q, %v, %v", rel, data, err, ok)
 		}
-		if _, _, ok := ra.take(rel, 1<<20); ok {
+		if _, _, _, ok := ra.take(rel, 1<<20); ok {
 			t.Fatalf("%s was handed over twice", rel)
 		}
 	}
 	settle(t, ra)
 }
 
+func TestReadAheadReadsNothingUntilAGlobbedFileIsRead(t *testing.T) {
+	c, rels := aheadTree(t, 50, 100)
+	ra := newReadAhead(c, 1<<20, 1<<20)
+	globbed(ra, rels)
+	time.Sleep(20 * time.Millisecond)
+	if n := readAheadBytes(ra); n != 0 || ra.workers != 0 {
+		t.Errorf("a glob alone read %d bytes with %d workers; a hook that only lists files reads nothing", n, ra.workers)
+	}
+}
+
 func TestReadAheadKnowsOnlyWhatAGlobListed(t *testing.T) {
 	c, rels := aheadTree(t, 3, 10)
-	ra := newReadAhead(1<<20, 1<<20)
-	globbed(ra, c, rels[:2])
+	ra := newReadAhead(c, 1<<20, 1<<20)
+	globbed(ra, rels[:2])
 	for _, rel := range []string{rels[2], "./" + rels[0], "nothing"} {
-		if _, _, ok := ra.take(rel, 1<<20); ok {
+		if _, _, _, ok := ra.take(rel, 1<<20); ok {
 			t.Errorf("take %q: a path no glob listed was handed over", rel)
 		}
 	}
 	var none *readAhead
-	if _, _, ok := none.take(rels[0], 1<<20); ok {
+	if _, _, _, ok := none.take(rels[0], 1<<20); ok {
 		t.Error("a call without a read-ahead handed a file over")
 	}
-	settle(t, ra)
+	none.stop()
 }
 
 func TestReadAheadStopsAtItsBudget(t *testing.T) {
 	c, rels := aheadTree(t, 100, 1000)
-	ra := newReadAhead(1<<20, 5000)
-	globbed(ra, c, rels)
-	settle(t, ra)
-	read := 0
-	for _, f := range ra.globs[0].files {
-		if len(f.data) > 0 {
-			read++
-		}
+	ra := newReadAhead(c, 1<<20, 5000)
+	globbed(ra, rels)
+	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+		t.Fatal(err, ok)
 	}
+	settle(t, ra)
 	// Workers check the budget before each batch, so together they read
 	// at most one batch each past it.
-	if limit := 5 + runtime.GOMAXPROCS(0)*aheadBatch; read > limit || read == 0 {
-		t.Errorf("read ahead %d files of 1000 bytes on a budget of 5000; want 1 to %d", read, limit)
+	if n, limit := readAheadBytes(ra), 5000+runtime.GOMAXPROCS(0)*aheadBatch*1000; n > limit || n == 0 {
+		t.Errorf("read ahead %d bytes on a budget of 5000; want some, at most %d", n, limit)
 	}
 	// What was not read ahead is read when taken.
-	for _, rel := range rels {
-		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 1000 {
+	for _, rel := range rels[1:] {
+		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 1000 {
 			t.Fatalf("take %s: %d bytes, %v, %v", rel, len(data), err, ok)
 		}
 	}
 }
 
+func TestReadAheadStaysWithinItsWindow(t *testing.T) {
+	const size = 256 << 10
+	c, rels := aheadTree(t, 4*aheadWindow/size, size)
+	ra := newReadAhead(c, 1<<20, 1<<30)
+	globbed(ra, rels)
+	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+		t.Fatal(err, ok)
+	}
+	settle(t, ra)
+	if n, limit := readAheadBytes(ra), aheadWindow+runtime.GOMAXPROCS(0)*aheadBatch*size; n > limit {
+		t.Errorf("%d bytes read ahead and not taken; the window allows %d", n, limit)
+	}
+	for i, rel := range rels[1:] {
+		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, size) {
+			t.Fatalf("take %s: %d bytes, %v, %v", rel, len(data), err, ok)
+		}
+	}
+	settle(t, ra)
+}
+
+func TestReadAheadEndsWithItsCall(t *testing.T) {
+	c, rels := aheadTree(t, 200, 1000)
+	ra := newReadAhead(c, 1<<20, 1<<30)
+	globbed(ra, rels)
+	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+		t.Fatal(err, ok)
+	}
+	ra.stop()
+	ra.stop()
+	settle(t, ra)
+	before := readAheadBytes(ra)
+	// A take after the end (an abandoned call's) still reads its file,
+	// and starts nothing.
+	if data, err, _, ok := ra.take(rels[199], 1<<20); !ok || err != nil || len(data) != 1000 {
+		t.Errorf("take after stop: %d bytes, %v, %v", len(data), err, ok)
+	}
+	if ra.workers != 0 || readAheadBytes(ra) != before {
+		t.Error("the read-ahead went on after its call ended")
+	}
+}
+
 func TestReadAheadAppliesTheBoundOfTheTake(t *testing.T) {
 	c, rels := aheadTree(t, 1, 100)
-	ra := newReadAhead(1<<20, 1<<20)
-	globbed(ra, c, rels)
-	_, err, ok := ra.take(rels[0], 50)
+	ra := newReadAhead(c, 1<<20, 1<<20)
+	globbed(ra, rels)
+	_, err, _, ok := ra.take(rels[0], 50)
 	var tl *tooLargeError
 	if !ok || !errors.As(err, &tl) || tl.Size != 100 || tl.Max != 50 {
 		t.Errorf("take with a bound of 50 = %v, %v; want a tooLargeError of 100 bytes", err, ok)
@@ -134,8 +195,8 @@ func TestReadAheadAppliesTheBoundOfTheTake(t *testing.T) {
 
 func TestReadAheadRefusesAFileReplacedByASymlink(t *testing.T) {
 	c, rels := aheadTree(t, 2, 10)
-	ra := newReadAhead(1<<20, 0) // no budget: nothing is read before the take
-	globbed(ra, c, rels[:1])
+	ra := newReadAhead(c, 1<<20, 0) // no budget: the take reads
+	globbed(ra, rels[:1])
 	p := c.abs(rels[0])
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
@@ -143,39 +204,80 @@ func TestReadAheadRefusesAFileReplacedByASymlink(t *testing.T) {
 	if err := os.Symlink(c.abs(rels[1]), p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err, ok := ra.take(rels[0], 1<<20); !ok || !errors.Is(err, errSymlink) {
+	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || !errors.Is(err, errSymlink) {
 		t.Errorf("take of a symbolic link = %v, %v; want errSymlink", err, ok)
 	}
 }
 
+func TestReadAheadDoesNotFollowADirectorySwappedForALink(t *testing.T) {
+	c, rels := aheadTree(t, 1, 10)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "f000"), []byte("OUTSIDE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ra := newReadAhead(c, 1<<20, 0) // no budget: the take reads
+	globbed(ra, rels)
+	if err := os.RemoveAll(c.abs("d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, c.abs("d")); err != nil {
+		t.Fatal(err)
+	}
+	data, err, checked, ok := ra.take(rels[0], 1<<20)
+	switch {
+	case !ok:
+		t.Fatal("the globbed file was not handed over")
+	case checked && !errors.Is(err, errSymlink):
+		t.Errorf("a read confined by the kernel = %q, %v; want errSymlink", data, err)
+	case !checked && c.checksPaths():
+		t.Error("openat2 is in use but the read says it was not checked")
+	}
+	// Unchecked, readFast checks the directory itself (TestReadRefuses...).
+}
+
+func TestReadAheadRemembersOnlyItsLatestGlobs(t *testing.T) {
+	c, rels := aheadTree(t, keepGlobs+1, 10)
+	ra := newReadAhead(c, 1<<20, 1<<20)
+	for _, rel := range rels {
+		globbed(ra, []string{rel})
+	}
+	if _, _, _, ok := ra.take(rels[0], 1<<20); ok {
+		t.Errorf("the oldest of %d globs was remembered; at most %d are", len(rels), keepGlobs)
+	}
+	if _, err, _, ok := ra.take(rels[keepGlobs], 1<<20); !ok || err != nil {
+		t.Errorf("the latest glob's file: %v, %v", err, ok)
+	}
+	settle(t, ra)
+}
+
 func TestReadAheadTakesFromTheLatestGlobFirst(t *testing.T) {
 	c, rels := aheadTree(t, 4, 10)
-	ra := newReadAhead(1<<20, 1<<20)
-	globbed(ra, c, rels[:3])
-	globbed(ra, c, rels[2:])
+	ra := newReadAhead(c, 1<<20, 1<<20)
+	globbed(ra, rels[:3])
+	globbed(ra, rels[2:])
 	for _, rel := range rels {
-		if _, err, ok := ra.take(rel, 1<<20); !ok || err != nil {
+		if _, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil {
 			t.Errorf("take %s = %v, %v", rel, err, ok)
 		}
 	}
 	if f := ra.globs[0].files[2]; f.taken {
-		t.Error("the earlier glob's copy of f002 was taken, not the latest's")
+		t.Error("the earlier glob's copy of d/f002 was taken, not the latest's")
 	}
 	settle(t, ra)
 }
 
 func TestReadAheadIsSafeForAConcurrentWalk(t *testing.T) {
 	c, rels := aheadTree(t, 200, 64)
-	ra := newReadAhead(1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20)
 	g := ra.start()
 	var wg sync.WaitGroup
 	for i := range 4 {
-		wg.Go(func() { g.add(c, rels[i*50:(i+1)*50]) })
+		wg.Go(func() { g.add(rels[i*50 : (i+1)*50]) })
 	}
 	wg.Wait()
-	g.done()
+	ra.done(g)
 	for _, rel := range rels {
-		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 64 {
+		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 64 {
 			t.Errorf("take %s: %d bytes, %v, %v", rel, len(data), err, ok)
 		}
 	}

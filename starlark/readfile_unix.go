@@ -14,13 +14,19 @@ import (
 // calls per file (registering the descriptor with the poller, probing
 // past the end) are most of its cost.
 func readRegular(path string, max int64, a *arena) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	switch {
 	case errors.Is(err, syscall.ELOOP):
 		return nil, errSymlink
 	case err != nil:
 		return nil, &pathError{op: "open", path: path, err: err}
 	}
+	return readOpen(fd, path, max, a)
+}
+
+// readOpen reads and closes fd, opened on path (named in errors), if it is
+// a regular file of at most max bytes.
+func readOpen(fd int, path string, max int64, a *arena) ([]byte, error) {
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {

@@ -24,6 +24,7 @@ type confined struct {
 	root     string // as given: what paths are joined to
 	rootReal string // with symbolic links resolved
 	what     string // "the repository", "the hook path directory /x"
+	beneath  beneath
 }
 
 func newConfined(root, what string) (*confined, error) {
@@ -234,29 +235,43 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
 	lim := r.st.limits
 	limit := min(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
-	// A path a glob of this call listed is a regular file the walk reached
-	// without following a link: nothing is left to resolve.
-	if data, err, ahead := r.ahead.take(rel, limit); ahead {
+	// A path a glob of this call listed, exactly as listed, is a regular
+	// file the walk reached without following a link.
+	if data, err, checked, ahead := r.ahead.take(rel, limit); ahead {
+		if !checked && !r.dirInside(rel) {
+			return nil, false, nil
+		}
 		return r.readResult(rel, data, err)
 	}
 	p, err := r.c.clean(rel)
-	if err != nil {
+	if err != nil || p == "." {
 		return nil, false, nil
 	}
-	if p == "." {
+	checks := r.c.checksPaths()
+	if !checks && !r.dirInside(p) {
 		return nil, false, nil
 	}
-	joined := r.c.abs(p)
-	dir := filepath.Dir(joined)
-	if !r.verified[dir] {
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil || !within(r.c.rootReal, real) {
-			return nil, false, nil
-		}
-		r.verified[dir] = true
+	data, err, checked := r.c.readFile(p, limit, nil)
+	if !checked && checks && !r.dirInside(p) {
+		return nil, false, nil // the kernel refused openat2 after all
 	}
-	data, err = readRegular(joined, limit, nil)
 	return r.readResult(rel, data, err)
+}
+
+// dirInside reports whether the directory holding the cleaned repository
+// path rel resolves inside the repository, remembering the directories it
+// has checked for the rest of the call.
+func (r *repoValue) dirInside(rel string) bool {
+	dir := filepath.Dir(r.c.abs(rel))
+	if r.verified[dir] {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil || !within(r.c.rootReal, real) {
+		return false
+	}
+	r.verified[dir] = true
+	return true
 }
 
 // readResult is readFast's answer for a fast read's outcome: a final
@@ -299,8 +314,9 @@ func (r *repoValue) account(thread *sl.Thread, rel string, data []byte) (sl.Valu
 }
 
 // bytesToString views data as a string without copying it. data must never
-// change afterwards: it is either a buffer readAtMost made for this read,
-// or a graph.Files entry, which no caller may modify.
+// change afterwards: it is a buffer made for this read (possibly a piece
+// of a read-ahead arena block, which is never reused), or a graph.Files
+// entry, which no caller may modify.
 func bytesToString(data []byte) string {
 	if len(data) == 0 {
 		return ""
@@ -391,25 +407,25 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	for i, p := range paths {
 		elems[i] = sl.String(p)
 	}
-	l := sl.NewList(elems)
-	l.Freeze()
-	return l, nil
+	// A fresh list each call, the hook's to extend or sort.
+	return sl.NewList(elems), nil
 }
 
-// readAheadOf returns where a glob hands its matches as it finds them, to
-// be read ahead (see readAhead) in a read-only evaluation, where a hook
-// that globs a tree usually reads it next, and done, which returns them
-// sorted once the walk is over. The walk follows no symbolic link, so the files are inside
-// the repository; each read still refuses a final symbolic link. Bounded
-// by the call's read limits. Both are nil when the evaluation may write.
+// readAheadOf returns where a glob hands its matches as it finds them and
+// done, which returns them sorted once the walk is over, for the
+// read-ahead (see readAhead) of a read-only evaluation. Both are nil when
+// the evaluation may write.
 func (r *repoValue) readAheadOf() (found func([]string), done func() []string) {
 	if r.files == nil {
 		return nil, nil
 	}
 	if r.ahead == nil {
 		lim := r.st.limits
-		r.ahead = newReadAhead(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
+		r.ahead = newReadAhead(r.c, lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
 	}
 	g := r.ahead.start()
-	return func(rels []string) { g.add(r.c, rels) }, g.done
+	return g.add, func() []string { return r.ahead.done(g) }
 }
+
+// stop ends what the call started in the background.
+func (r *repoValue) stop() { r.ahead.stop() }

@@ -100,11 +100,13 @@ func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 	if err := sl.UnpackArgs(b.Name(), args, kwargs, "text", &text, "path?", &path, "line?", &line, "severity?", &severity); err != nil {
 		return nil, err
 	}
-	m := graph.Message{Text: text, Severity: severity}
+	// A result outlives its call: its strings are copied, so that a piece
+	// of a file's text does not keep the whole buffer it was read into.
+	m := graph.Message{Text: strings.Clone(text), Severity: severity}
 	switch p := path.(type) {
 	case sl.NoneType:
 	case sl.String:
-		m.Path = string(p)
+		m.Path = strings.Clone(string(p))
 	default:
 		return nil, fmt.Errorf("%s: path: got %s, want string or None", b.Name(), path.Type())
 	}

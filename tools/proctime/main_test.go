@@ -4,6 +4,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,5 +42,32 @@ func TestASeriesRecordsEachRun(t *testing.T) {
 	}
 	if err := s.run([]string{"/nonexistent/command"}); err == nil {
 		t.Error("a command that cannot start was not an error")
+	}
+}
+
+func TestASeriesWarnsOfRunsThatDidNoWork(t *testing.T) {
+	cases := []struct {
+		codes []int
+		want  string
+	}{
+		{[]int{1, 1, 1}, ""},
+		{[]int{0, 1}, "runs exited differently ([0 1])"},
+		{[]int{2, 2}, "every run exited 2"},
+	}
+	for _, c := range cases {
+		s := series{codes: c.codes}
+		if got := s.warning(); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("warning for %v = %q, want %q", c.codes, got, c.want)
+		}
+	}
+}
+
+func TestRunRefusesNoCommand(t *testing.T) {
+	var out, errs strings.Builder
+	if code := run([]string{"-n", "1"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "usage") {
+		t.Errorf("run with no command = %d, %q", code, errs.String())
+	}
+	if code := run([]string{"-n", "2", "--", "true", "--", "true"}, &out, &errs); code != 0 || strings.Count(out.String(), "wall") != 2 {
+		t.Errorf("run of two commands = %d, %q", code, out.String())
 	}
 }

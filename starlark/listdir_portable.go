@@ -2,14 +2,12 @@
 
 package starlark
 
-import "os"
-
 // listDir calls visit with the name and kind of each entry of the
 // directory at path and returns how many there were. Without the raw
-// records Linux gives, it relies on each entry's type, as
-// filepath.WalkDir does.
+// records Linux gives, it reads os.DirEntry values; openDir refuses a
+// symbolic link put where the directory was, where the system can.
 func listDir(path string, visit func(name string, kind entryKind)) (int, error) {
-	f, err := os.Open(path)
+	f, err := openDir(path)
 	if err != nil {
 		return 0, err
 	}
