@@ -10,9 +10,16 @@ import (
 // config, a hook declaration. It names where the fault is so the CLI can print
 // "file:line: loop node key: message" and tests can assert with errors.As.
 // Zero fields are simply omitted from the rendering.
+//
+// A fault inside a repository's Starlark code has a column: it renders as
+// a compiler's diagnostic, "file:line:col: message". Key, which names the
+// config key that declared the code, and Err, whose text Msg already
+// carries, are then left out of the rendering but kept for errors.As.
 type ConfigError struct {
 	File string
 	Line int
+	Col  int
+
 	Loop string
 	Node string
 	Key  string
@@ -27,8 +34,15 @@ func (e *ConfigError) Error() string {
 		b.WriteString(e.File)
 		if e.Line > 0 {
 			fmt.Fprintf(&b, ":%d", e.Line)
+			if e.Col > 0 {
+				fmt.Fprintf(&b, ":%d", e.Col)
+			}
 		}
 		b.WriteString(": ")
+	}
+	if e.Col > 0 {
+		b.WriteString(e.Msg)
+		return b.String()
 	}
 	var where []string
 	if e.Loop != "" {

@@ -44,17 +44,9 @@ type HookError struct {
 	Err    error
 }
 
-func (e *HookError) Error() string {
-	var ee *sl.EvalError
-	if errors.As(e.Err, &ee) {
-		head := fmt.Sprintf("%s: %s", e.Hook, ee.Msg)
-		if pos, ok := evalPos(ee); ok {
-			head = fmt.Sprintf("%s: %s: %s", e.Hook, pos, ee.Msg)
-		}
-		return head + "\n" + ee.Backtrace()
-	}
-	return fmt.Sprintf("%s: %v", e.Hook, e.Err)
-}
+// Error is one line, the hook's name then the Starlark error as
+// describeEval words it.
+func (e *HookError) Error() string { return e.Hook + ": " + quote(e.Err) }
 
 func (e *HookError) Unwrap() error { return e.Err }
 
@@ -93,6 +85,10 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 		return h.limitBlock(st, err, abandoned), nil
 	}
 	if err != nil {
+		var ee *sl.EvalError
+		if errors.As(err, &ee) {
+			log.Debug("starlark hook failed", "hook", h.name, "backtrace", ee.Backtrace())
+		}
 		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
 	}
 	return h.result(v), nil

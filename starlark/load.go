@@ -308,8 +308,20 @@ func (l *loader) execModule(m Module, src *source) error {
 	}
 	if err != nil {
 		ce := located(m, err)
-		ce.Msg = fmt.Sprintf("module %s failed to load: %s", src.name, quote(err))
 		ce.Err = err
+		if ce.Col == 0 {
+			// No position in a Starlark file: the declaration is where.
+			ce.Msg = fmt.Sprintf("module %s failed to load: %s", src.name, quote(err))
+			return ce
+		}
+		// At the fault itself, as a compiler would say it, and where the
+		// module came from.
+		ce.Msg = unplaced(err)
+		if m.File != "" {
+			ce.Msg += fmt.Sprintf(" (loading module %s, declared at %s:%d)", src.name, m.File, m.Line)
+		} else {
+			ce.Msg += fmt.Sprintf(" (loading module %s)", src.name)
+		}
 		return ce
 	}
 	if len(l.order) == before {
@@ -323,9 +335,28 @@ func (l *loader) execModule(m Module, src *source) error {
 func located(m Module, err error) *graph.ConfigError {
 	ce := &graph.ConfigError{File: m.File, Line: m.Line, Key: keyModules}
 	if pos, ok := deepestPos(err); ok {
-		ce.File, ce.Line = pos.Filename(), int(pos.Line)
+		ce.File, ce.Line, ce.Col = pos.Filename(), int(pos.Line), int(pos.Col)
 	}
 	return ce
+}
+
+// unplaced is a Starlark load error's message without the position
+// located put on its ConfigError.
+func unplaced(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch x := e.(type) {
+		case *sl.EvalError:
+			_, text := splitEval(x)
+			return text
+		case syntax.Error:
+			return x.Msg
+		case resolve.ErrorList:
+			return x[0].Msg
+		case resolve.Error:
+			return x.Msg
+		}
+	}
+	return err.Error()
 }
 
 // exec parses, rewrites, resolves and executes one file on thread and
@@ -511,19 +542,46 @@ func evalPos(e *sl.EvalError) (syntax.Position, bool) {
 	return syntax.Position{}, false
 }
 
-// quote renders a Starlark error as file:line:col: msg, with the
-// backtrace after it when there is more than one frame.
+// quote renders a Starlark error as file:line:col: msg on one line, so it
+// reads well in a table of messages; see describeEval.
 func quote(err error) string {
 	var ee *sl.EvalError
 	if errors.As(err, &ee) {
-		head := ee.Msg
-		if pos, ok := evalPos(ee); ok {
-			head = fmt.Sprintf("%s: %s", pos, ee.Msg)
-		}
-		if frames := slices.DeleteFunc(slices.Clone(ee.CallStack), func(f sl.CallFrame) bool { return f.Pos.Filename() == "<builtin>" }); len(frames) > 1 {
-			return head + "\n" + ee.Backtrace()
-		}
-		return head
+		return describeEval(ee)
 	}
 	return err.Error()
+}
+
+// describeEval renders a Starlark error on one line: the innermost
+// position and the message, then, when functions led there, the way back
+// ("in helper, called from rules.star:2:18 in _check"). The full
+// backtrace goes to the debug log.
+func describeEval(ee *sl.EvalError) string {
+	pos, text := splitEval(ee)
+	if pos == "" {
+		return text
+	}
+	return pos + ": " + text
+}
+
+// splitEval is describeEval in two: the innermost position ("" when there
+// is none) and the rest.
+func splitEval(ee *sl.EvalError) (pos, text string) {
+	frames := slices.DeleteFunc(slices.Clone(ee.CallStack), func(f sl.CallFrame) bool {
+		return !f.Pos.IsValid() || f.Pos.Filename() == "<builtin>"
+	})
+	if len(frames) == 0 {
+		return "", ee.Msg
+	}
+	inner := frames[len(frames)-1]
+	var b strings.Builder
+	b.WriteString(ee.Msg)
+	if len(frames) > 1 {
+		fmt.Fprintf(&b, " (in %s", inner.Name)
+		for i := len(frames) - 2; i >= 0; i-- {
+			fmt.Fprintf(&b, ", called from %s in %s", frames[i].Pos, frames[i].Name)
+		}
+		b.WriteString(")")
+	}
+	return inner.Pos.String(), b.String()
 }

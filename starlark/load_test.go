@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"strconv"
 	"testing"
 
 	sl "go.starlark.net/starlark"
@@ -64,11 +64,11 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "a syntax error, at its position",
 			files:   map[string]string{hooksFile: "def f(:\n    pass\n"},
 			modules: []Module{declared}, file: hooksFile, line: 1,
-			want: []string{"module " + hooksFile + " failed to load", hooksFile + ":1:8: got"}},
-		{name: "a runtime error at the top level, with its backtrace",
+			want: []string{hooksFile + ":1:8: got", "(loading module " + hooksFile + ", declared at "}},
+		{name: "a runtime error at the top level, with the way there",
 			files:   map[string]string{hooksFile: "def f():\n    return 1 // 0\nf()\n" + registersOne},
 			modules: []Module{declared}, file: hooksFile, line: 2,
-			want: []string{hooksFile + ":2:14: floored division by zero", "Traceback", hooksFile + ":3:2: in <toplevel>"}},
+			want: []string{hooksFile + ":2:14: floored division by zero (in f, called from " + hooksFile + ":3:2 in <toplevel>)"}},
 		{name: "a while loop",
 			files:   map[string]string{hooksFile: "def f():\n    while True:\n        pass\n" + registersOne},
 			modules: []Module{declared}, file: hooksFile, line: 2,
@@ -348,8 +348,10 @@ func TestTheDialectAllowsSetsAndNothingLooser(t *testing.T) {
 func TestModuleErrorsNameTheStarFileNotTheConfigWhenStarlarkHasAPosition(t *testing.T) {
 	root := writeTree(t, map[string]string{hooksFile: "X = 1\nY = undefined\n"})
 	ce := mustFailLoad(t, Options{Repo: root}, declared)
-	if !strings.HasPrefix(ce.Error(), hooksFile+":2: key graph.hooks.modules: module "+hooksFile+" failed to load: "+hooksFile+":2:5: undefined: undefined") {
-		t.Errorf("got %q", ce.Error())
+	// A compiler's diagnostic at the fault, then where the module came from.
+	want := hooksFile + ":2:5: undefined: undefined (loading module " + hooksFile + ", declared at " + declared.File + ":" + strconv.Itoa(declared.Line) + ")"
+	if ce.Error() != want || ce.Key != "graph.hooks.modules" || ce.Col != 5 {
+		t.Errorf("got %q (key %q, column %d)\nwant %q", ce.Error(), ce.Key, ce.Col, want)
 	}
 }
 

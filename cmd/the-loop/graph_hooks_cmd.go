@@ -40,7 +40,7 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 			fmt.Fprintf(&b, "  %s %s\n", kind, m.Label())
 		}
 		for _, a := range d.Attach {
-			fmt.Fprintf(&b, "  attach %s -> %s (%s)%s\n", a.Hook, a.Node, a.Boundary, formatParams(a.With))
+			fmt.Fprintf(&b, "  attach %s -> %s (%s)%s\n", a.Hook, a.Node, a.Boundary, withParams(a.With))
 		}
 		if rep.RepoHooks {
 			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line.")
@@ -50,4 +50,12 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	}
 	_, err = fmt.Fprint(out.Stdout, b.String())
 	return err
+}
+
+// withParams is an attachment's parameters as the listing shows them.
+func withParams(params map[string]any) string {
+	if len(params) == 0 {
+		return ""
+	}
+	return " with " + formatParams(params)
 }
