@@ -62,20 +62,27 @@ def _licence_header(ctx):
 hook("x-licence-header", _licence_header)
 `
 
-// BenchmarkHookCall measures one call of the seed's licence-header rule
-// over a small repository: 50 Go files of about 4 KiB.
-func BenchmarkHookCall(b *testing.B) {
-	files := map[string]string{hooksFile: licenceRule}
-	body := "// SPDX-License-Identifier: MIT\npackage p\n" + strings.Repeat("// filler line of a Go source file\n", 115)
-	for i := range 50 {
-		files[fmt.Sprintf("src/pkg%d/f%d.go", i%5, i)] = body
-	}
+// licenceHook writes files and the licence rule into a repository and
+// returns the loaded hook and the repository.
+func licenceHook(b *testing.B, files map[string]string) (graph.Hook, string) {
+	files[hooksFile] = licenceRule
 	root := writeTree(b, files)
 	table, err := Load([]Module{declared}, Options{Repo: root})
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := table["x-licence-header"]
+	return table["x-licence-header"], root
+}
+
+// BenchmarkHookCall measures one call of the seed's licence-header rule
+// over a small repository: 50 Go files of about 4 KiB.
+func BenchmarkHookCall(b *testing.B) {
+	files := map[string]string{}
+	body := "// SPDX-License-Identifier: MIT\npackage p\n" + strings.Repeat("// filler line of a Go source file\n", 115)
+	for i := range 50 {
+		files[fmt.Sprintf("src/pkg%d/f%d.go", i%5, i)] = body
+	}
+	h, root := licenceHook(b, files)
 	b.ReportAllocs()
 	for b.Loop() {
 		r, err := h.Run(gctx(root))
@@ -132,7 +139,7 @@ hook("x-sum", _sum)
 // check reads them: the walk, the read-ahead and the reads, without the
 // process around them (policy's BenchmarkLicenceHeader10k has that).
 func BenchmarkLicenceRule10k(b *testing.B) {
-	files := map[string]string{hooksFile: licenceRule}
+	files := map[string]string{}
 	body := strings.Repeat("// a line of ordinary Go source, about sixty bytes long.\n", 70)
 	for i := range 10_000 {
 		head := "// SPDX-License-Identifier: MIT\n\n"
@@ -141,12 +148,7 @@ func BenchmarkLicenceRule10k(b *testing.B) {
 		}
 		files[fmt.Sprintf("src/pkg%03d/file%05d.go", i/100, i)] = head + "package pkg\n\n" + body
 	}
-	root := writeTree(b, files)
-	table, err := Load([]Module{declared}, Options{Repo: root})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := table["x-licence-header"]
+	h, root := licenceHook(b, files)
 	b.ReportAllocs()
 	for b.Loop() {
 		c := gctx(root)
