@@ -19,59 +19,103 @@ import (
 // would leave the root or pass through a symbolic link. A read this way
 // needs no checking beforehand and cannot be raced by a directory swapped
 // for a link meanwhile. Where openat2 is missing (Linux before 5.6, or a
-// seccomp filter refusing it) it reports itself unavailable and callers
-// check paths themselves.
+// seccomp filter refusing it) the probe says so once and callers check
+// paths themselves.
 type beneath struct {
-	once sync.Once
-	root *os.File // an O_PATH descriptor; nil when it could not be opened
-	fd   int
-	off  atomic.Bool
+	mu     sync.Mutex // serialises refresh
+	probed bool
+	off    bool                    // openat2 is unavailable here
+	root   atomic.Pointer[rootDir] // nil when off or not yet opened
 }
 
-// available reports whether reads through b are in effect, opening the
-// root on first use.
-func (b *beneath) available(root string) bool {
-	b.once.Do(func() {
-		fd, err := syscall.Open(root, unix.O_PATH|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+// rootDir is an O_PATH descriptor on the repository root and the identity
+// of the directory it was opened on. An *os.File, so that the descriptor
+// is closed when the last reader lets go of it.
+type rootDir struct {
+	f        *os.File
+	fd       int
+	dev, ino uint64
+}
+
+const beneathResolve = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// refresh makes sure the descriptor is on the directory now at root: a
+// long-running process may see a checkout replaced, and reads must follow
+// the tree glob lists. Called at the start of each hook call; one stat.
+func (b *beneath) refresh(root string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.off {
+		return
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(root, &st); err != nil {
+		b.root.Store(nil)
+		return
+	}
+	if cur := b.root.Load(); cur != nil && cur.dev == uint64(st.Dev) && cur.ino == st.Ino {
+		return
+	}
+	fd, err := syscall.Open(root, unix.O_PATH|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		b.root.Store(nil)
+		return
+	}
+	d := &rootDir{f: os.NewFile(uintptr(fd), root), fd: fd, dev: uint64(st.Dev), ino: st.Ino}
+	if !b.probed {
+		// Once per process and root: does the kernel let us at all? Later
+		// errors are about the file asked for.
+		b.probed = true
+		how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: beneathResolve}
+		pfd, err := openat2(fd, ".", &how)
 		if err != nil {
-			b.off.Store(true)
+			b.off = true
+			d.f.Close()
 			return
 		}
-		// An *os.File, so that the descriptor is closed with the
-		// repository's host when that is collected.
-		b.root, b.fd = os.NewFile(uintptr(fd), root), fd
-	})
-	return !b.off.Load()
+		syscall.Close(pfd)
+	}
+	b.root.Store(d)
 }
 
-// open opens the cleaned repository path rel for reading. ok is false
-// when openat2 is unavailable; a path through a symbolic link is
-// errSymlink, so that the caller can resolve it the slow way.
+// open opens the cleaned repository path rel for reading. ok is false when
+// openat2 is unavailable; a path through a symbolic link is errSymlink, so
+// that the caller can resolve it the slow way.
 func (b *beneath) open(root, rel string) (fd int, err error, ok bool) {
-	if !b.available(root) {
-		return -1, nil, false
-	}
-	how := unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	for {
-		fd, err = unix.Openat2(b.fd, rel, &how)
-		if err != unix.EINTR && err != unix.EAGAIN {
-			break
+	d := b.root.Load()
+	if d == nil {
+		b.mu.Lock()
+		probed := b.probed
+		b.mu.Unlock()
+		if probed {
+			return -1, nil, false
+		}
+		b.refresh(root)
+		if d = b.root.Load(); d == nil {
+			return -1, nil, false
 		}
 	}
-	runtime.KeepAlive(b.root)
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY, Resolve: beneathResolve}
+	fd, err = openat2(d.fd, rel, &how)
+	runtime.KeepAlive(d.f)
 	switch {
 	case err == nil:
 		return fd, nil, true
-	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM), errors.Is(err, unix.EINVAL):
-		b.off.Store(true)
-		return -1, nil, false
 	case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
 		return -1, errSymlink, true
 	}
 	return -1, &pathError{op: "open", path: rel, err: err}, true
+}
+
+// openat2 retries only an interrupted call: EAGAIN from a file lease
+// would not clear by retrying.
+func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
+	for {
+		fd, err := unix.Openat2(dirfd, path, how)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
 }
 
 // readFile reads the regular file at the cleaned repository path rel, of at
@@ -93,4 +137,12 @@ func (c *confined) readFile(rel string, max int64, a *arena) (data []byte, err e
 }
 
 // checksPaths reports whether readFile keeps to the repository by itself.
-func (c *confined) checksPaths() bool { return c.beneath.available(c.root) }
+func (c *confined) checksPaths() bool {
+	if c.beneath.root.Load() == nil {
+		c.beneath.refresh(c.root)
+	}
+	return c.beneath.root.Load() != nil
+}
+
+// refresh is called at the start of each hook call; see beneath.refresh.
+func (c *confined) refresh() { c.beneath.refresh(c.root) }

@@ -16,3 +16,6 @@ func (c *confined) readFile(rel string, max int64, a *arena) (data []byte, err e
 
 // checksPaths reports whether readFile keeps to the repository by itself.
 func (c *confined) checksPaths() bool { return false }
+
+// refresh is called at the start of each hook call; nothing to do here.
+func (c *confined) refresh() {}

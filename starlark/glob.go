@@ -3,6 +3,7 @@ package starlark
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/bits"
 	"os"
 	"path"
@@ -254,6 +255,8 @@ func (w *walker) read(d walkDir) {
 	w.seen += uint64(n)
 	switch {
 	case w.err != nil:
+	case errors.Is(err, fs.ErrNotExist) && d.rel != w.p.prefix:
+		// Removed since its parent was listed: nothing left to look at.
 	case err != nil:
 		w.err = listError(d.rel, err)
 	case w.seen > w.opt.budget:

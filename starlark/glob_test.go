@@ -205,6 +205,21 @@ func TestGlobFailsWhenADirectoryCannotBeListed(t *testing.T) {
 	}
 }
 
+func TestGlobSkipsADirectoryRemovedDuringTheWalk(t *testing.T) {
+	c, _ := globTree(t)
+	listDirectory = func(path string, visit func(string, entryKind)) (int, error) {
+		if strings.HasSuffix(path, "/src/sub") {
+			return 0, &os.PathError{Op: "open", Path: path, Err: syscall.ENOENT}
+		}
+		return listDir(path, visit)
+	}
+	t.Cleanup(func() { listDirectory = listDir })
+	got, _, err := c.glob("src/**/*.go", globWalk{budget: 1 << 20})
+	if err != nil || !slices.Equal(got, []string{"src/a.go", "src/b.go"}) {
+		t.Errorf("glob with src/sub gone = %q, %v; want the rest", got, err)
+	}
+}
+
 func TestGlobFailsOnADirectoryItMayNotRead(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("permissions do not stop root; TestGlobFailsWhenADirectoryCannotBeListed covers the path")

@@ -74,6 +74,7 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	}
 	st := newCallState(h.name, h.host.limits, log)
 	thread := st.newThread("hook "+h.name, h.host.threadInit)
+	repo.refresh()
 	rv := newRepoValue(repo, gctx.Files, st)
 	// Reading ahead ends with the call, even one abandoned still running.
 	defer rv.stop()

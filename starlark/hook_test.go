@@ -371,3 +371,47 @@ func TestTheContextRepositoryIsTheOneConfined(t *testing.T) {
 		t.Errorf("got %+v", r)
 	}
 }
+
+// TestReadsFollowACheckoutReplacedBetweenCalls: a long-running process
+// keeps a repository's hooks loaded; when the checkout is replaced under
+// it, the next call reads the new tree, as its globs list it.
+func TestReadsFollowACheckoutReplacedBetweenCalls(t *testing.T) {
+	files := map[string]string{hooksFile: "def _r(ctx):\n    return ok([ctx.repo.read(p) for p in ctx.repo.glob(\"*.txt\")])\n\nhook(\"x-r\", _r)\n", "a.txt": "old"}
+	root := writeTree(t, files)
+	table := mustLoad(t, root, declared)
+	read := func() string {
+		r, err := table["x-r"].Run(&graph.Context{Repo: root, Boundary: graph.Exit, Files: graph.NewFiles()})
+		if err != nil || len(r.Messages) != 1 {
+			t.Fatalf("%+v, %v", r, err)
+		}
+		return r.Messages[0].Text
+	}
+	if got := read(); got != "old" {
+		t.Fatalf("first call read %q", got)
+	}
+	if err := os.Rename(root, root+".old"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root + ".old") })
+	files["a.txt"] = "new"
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(); got != "new" {
+		t.Errorf("after the checkout was replaced the hook read %q, want the new tree's \"new\"", got)
+	}
+}
+
+func TestAHookErrorIsOneLineWhateverItsText(t *testing.T) {
+	table, root := loadSource(t, "hook(\"x-fail\", lambda ctx: fail(\"first line\\nsecond line\\n\"))\n")
+	_, err := run(t, table, "x-fail", root)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "first line / second line") {
+		t.Errorf("error %q, want one line keeping both lines' text", err)
+	}
+}

@@ -343,20 +343,29 @@ func located(m Module, err error) *graph.ConfigError {
 // unplaced is a Starlark load error's message without the position
 // located put on its ConfigError.
 func unplaced(err error) string {
+	// The deepest error that has a position, as located chose it.
+	text := err.Error()
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch x := e.(type) {
 		case *sl.EvalError:
-			_, text := splitEval(x)
-			return text
+			if _, ok := evalPos(x); ok {
+				_, text = splitEval(x)
+			}
 		case syntax.Error:
-			return x.Msg
+			text = x.Msg
 		case resolve.ErrorList:
-			return x[0].Msg
+			text = x[0].Msg
 		case resolve.Error:
-			return x.Msg
+			text = x.Msg
 		}
 	}
-	return err.Error()
+	return oneLine(text)
+}
+
+// oneLine keeps a message on one line: a hook's own text (fail("a\nb"))
+// must not break the table it is shown in.
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", " / ")
 }
 
 // exec parses, rewrites, resolves and executes one file on thread and
@@ -571,11 +580,11 @@ func splitEval(ee *sl.EvalError) (pos, text string) {
 		return !f.Pos.IsValid() || f.Pos.Filename() == "<builtin>"
 	})
 	if len(frames) == 0 {
-		return "", ee.Msg
+		return "", oneLine(ee.Msg)
 	}
 	inner := frames[len(frames)-1]
 	var b strings.Builder
-	b.WriteString(ee.Msg)
+	b.WriteString(oneLine(ee.Msg))
 	if len(frames) > 1 {
 		fmt.Fprintf(&b, " (in %s", inner.Name)
 		for i := len(frames) - 2; i >= 0; i-- {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	sl "go.starlark.net/starlark"
@@ -180,7 +181,7 @@ func TestLoadRefuses(t *testing.T) {
 				hooksFile:                  "load(\"lib.star\", \"X\")\n" + registersOne,
 				".the-loop/hooks/lib.star": "\n\nX = = 1\n"},
 			modules: []Module{declared}, file: ".the-loop/hooks/lib.star", line: 3,
-			want: []string{"cannot load lib.star", ".the-loop/hooks/lib.star:3:5:"}},
+			want: []string{".the-loop/hooks/lib.star:3:5: got '=', want primary expression (loading module " + hooksFile}},
 		{name: "a loaded file whose top level registers a hook",
 			files: map[string]string{
 				hooksFile:                  "load(\"lib.star\", \"X\")\n" + registersOne,
@@ -376,4 +377,17 @@ func TestAModuleRegisteringAShippedNameFailsToLoad(t *testing.T) {
 	root := writeTree(t, map[string]string{hooksFile: "hook(\"lint-artifacts\", lambda ctx: ok())\n"})
 	ce := mustFailLoad(t, Options{Repo: root}, declared)
 	contains(t, "error", ce.Error(), "registers \"lint-artifacts\"", "the unprefixed namespace is the-loop's own")
+}
+
+func TestALoadedFileFaultIsReportedAtItsOwnPosition(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		hooksFile:  "load(\"//lib.star\", \"x\")\n" + registersOne,
+		"lib.star": "def f():\n    return 1 // 0\nx = f()\n",
+	})
+	ce := mustFailLoad(t, Options{Repo: root}, declared)
+	// The way there crosses the load: the module's line 1 loaded lib.star.
+	want := "lib.star:2:14: floored division by zero (in f, called from lib.star:3:6 in <toplevel>, called from " + hooksFile + ":1:1 in <toplevel>) (loading module " + hooksFile
+	if !strings.HasPrefix(ce.Error(), want) || strings.Count(ce.Error(), "floored") != 1 {
+		t.Errorf("got  %q\nwant %q...", ce.Error(), want)
+	}
 }

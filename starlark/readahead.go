@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // readAhead reads a hook call's globbed files on the other cores, ahead
@@ -14,21 +15,24 @@ import (
 //
 // Reading ahead starts at the first read of a file a glob listed, from
 // there on in the glob's order, so a hook that only counts or filters
-// paths reads nothing. It runs at most aheadWindow bytes ahead of the
-// hook and within the call's read budget; what it read is handed over
-// once (take) and not kept. stop ends it with the call: no worker outlives
-// the call by more than the batch it is reading.
+// paths reads nothing. What it holds that the hook has not taken stays
+// within aheadWindow (plus at most one file per worker), and all it reads
+// within the call's read budget; a file the hook passes over, or a glob it
+// moves on from, gives its bytes back. What it read is handed over once
+// (take) and not kept. stop ends it with the call: no worker outlives the
+// call by more than the file it is reading.
 type readAhead struct {
 	c   *confined
 	max int64 // per file, as the call bounds one read
 
-	mu       sync.Mutex // guards the fields below it
-	queue    []*aheadFile
-	budget   int64 // bytes the call still lets the read-ahead read
-	inflight int64 // bytes read ahead and not yet taken
-	workers  int
-	stopped  bool
-	arenas   []*arena // idle workers' arenas, for the next to go on filling
+	budget   atomic.Int64 // bytes the call still lets the read-ahead read
+	inflight atomic.Int64 // bytes read ahead and not yet taken or given back
+	stopped  atomic.Bool
+
+	mu      sync.Mutex // guards queue, workers and arenas
+	queue   []*aheadFile
+	workers int
+	arenas  []*arena // idle workers' arenas, for the next to go on filling
 
 	// globs are the latest finished globs' matches, sorted by path, and
 	// reading the one being read ahead. Only the hook's goroutine
@@ -46,7 +50,9 @@ type aheadFile struct {
 	checked bool // see confined.readFile
 	ahead   bool // read by a worker: its bytes count in inflight
 
-	taken bool // the hook's goroutine only
+	// the hook's goroutine only
+	taken   bool
+	dropped bool // passed over: once is spent, and data let go
 }
 
 // aheadGlob is one glob's matches: collected from the walk's goroutines,
@@ -65,13 +71,18 @@ const (
 	aheadWindow = 8 << 20
 	// aheadBatch is how many files a worker takes from the queue at once.
 	aheadBatch = 8
+	// aheadWorkers caps the workers: past a few, readers only contend in
+	// the kernel, and each may read one file past the window.
+	aheadWorkers = 4
 	// keepGlobs is how many globs' matches a call remembers: a read of a
 	// path only an older glob listed is simply read, not read ahead.
 	keepGlobs = 4
 )
 
 func newReadAhead(c *confined, max, budget int64) *readAhead {
-	return &readAhead{c: c, max: max, budget: budget}
+	ra := &readAhead{c: c, max: max}
+	ra.budget.Store(budget)
+	return ra
 }
 
 // start begins collecting a glob's matches.
@@ -122,16 +133,18 @@ func (ra *readAhead) take(rel string, max int64) (data []byte, err error, checke
 		ra.read(g)
 	}
 	f.taken = true
-	f.once.Do(func() { f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, nil) })
+	read := false
+	f.once.Do(func() {
+		f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, nil)
+		read = true
+	})
+	if f.dropped && !read {
+		f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, nil)
+	}
 	data, err, checked = f.data, f.err, f.checked
 	f.data = nil
-	if f.ahead {
-		ra.mu.Lock()
-		ra.inflight -= int64(len(data))
-		if ra.inflight < aheadWindow/2 {
-			ra.startWorkers()
-		}
-		ra.mu.Unlock()
+	if f.ahead && !f.dropped {
+		ra.giveBack(int64(len(data)))
 	}
 	if err == nil && int64(len(data)) > max {
 		return nil, &tooLargeError{Size: int64(len(data)), Max: max}, checked, true
@@ -139,54 +152,99 @@ func (ra *readAhead) take(rel string, max int64) (data []byte, err error, checke
 	return data, err, checked, true
 }
 
-// find looks rel up in the globs, the latest first.
+// find looks rel up in the globs, the latest first, and moves that glob's
+// cursor past it: files the hook passed over are dropped.
 func (ra *readAhead) find(rel string) (*aheadGlob, *aheadFile) {
 	if ra == nil {
 		return nil, nil
 	}
 	for i := len(ra.globs) - 1; i >= 0; i-- {
 		g := ra.globs[i]
-		if g.next < len(g.files) && g.files[g.next].rel == rel {
-			g.next++
-			return g, g.files[g.next-1]
+		j := g.next
+		if j >= len(g.files) || g.files[j].rel != rel {
+			var found bool
+			j, found = slices.BinarySearchFunc(g.files, rel, func(f *aheadFile, rel string) int { return strings.Compare(f.rel, rel) })
+			if !found {
+				continue
+			}
 		}
-		j, found := slices.BinarySearchFunc(g.files, rel, func(f *aheadFile, rel string) int { return strings.Compare(f.rel, rel) })
-		if found {
-			g.next = j + 1
-			return g, g.files[j]
+		if g == ra.reading {
+			for _, f := range g.files[min(g.next, j):j] {
+				ra.drop(f)
+			}
 		}
+		g.next = j + 1
+		return g, g.files[j]
 	}
 	return nil, nil
 }
 
-// read makes g the glob being read ahead, from where the hook is in it on;
-// nil stops reading ahead.
-func (ra *readAhead) read(g *aheadGlob) {
-	ra.reading = g
-	ra.mu.Lock()
-	defer ra.mu.Unlock()
-	ra.queue = nil
-	if g != nil {
-		ra.queue = g.files[g.next:len(g.files):len(g.files)]
+// drop lets go of a file the hook passed over: a read in progress ends
+// first, one not started never starts, and its bytes leave the window. A
+// later take reads it afresh.
+func (ra *readAhead) drop(f *aheadFile) {
+	if f.taken || f.dropped {
+		return
+	}
+	f.once.Do(func() {})
+	f.dropped = true
+	if f.ahead {
+		ra.giveBack(int64(len(f.data)))
+	}
+	f.data = nil
+}
+
+// giveBack returns n bytes to the window, waking workers when it has room.
+func (ra *readAhead) giveBack(n int64) {
+	if ra.inflight.Add(-n) < aheadWindow/2 {
+		ra.mu.Lock()
 		ra.startWorkers()
+		ra.mu.Unlock()
 	}
 }
 
-// stop ends the read-ahead: workers finish the batch in hand and leave.
+// read makes g the glob being read ahead, from where the hook is in it on,
+// and drops what the previous one read ahead; nil stops reading ahead.
+func (ra *readAhead) read(g *aheadGlob) {
+	old := ra.reading
+	ra.reading = g
+	ra.mu.Lock()
+	ra.queue = nil
+	if g != nil {
+		ra.queue = g.files[g.next:len(g.files):len(g.files)]
+	}
+	ra.mu.Unlock()
+	if old != nil {
+		for _, f := range old.files[old.next:] {
+			ra.drop(f)
+		}
+	}
+	ra.mu.Lock()
+	ra.startWorkers()
+	ra.mu.Unlock()
+}
+
+// stop ends the read-ahead: workers finish the file in hand and leave.
 // Safe to call from any goroutine, and more than once.
 func (ra *readAhead) stop() {
 	if ra == nil {
 		return
 	}
+	ra.stopped.Store(true)
 	ra.mu.Lock()
 	defer ra.mu.Unlock()
-	ra.stopped, ra.queue = true, nil
+	ra.queue = nil
+}
+
+// canRead reports whether workers may read on.
+func (ra *readAhead) canRead() bool {
+	return !ra.stopped.Load() && ra.budget.Load() > 0 && ra.inflight.Load() < aheadWindow
 }
 
 // startWorkers starts workers while there is work for them and room in
 // the window. ra.mu is held.
 func (ra *readAhead) startWorkers() {
-	for ra.workers < min(runtime.GOMAXPROCS(0), len(ra.queue)) && ra.canRead() {
+	for ra.workers < min(runtime.GOMAXPROCS(0), aheadWorkers, len(ra.queue)) && ra.canRead() {
 		ra.workers++
 		var a *arena
 		if n := len(ra.arenas); n > 0 {
@@ -198,16 +256,11 @@ func (ra *readAhead) startWorkers() {
 	}
 }
 
-// canRead reports whether workers may read on. ra.mu is held.
-func (ra *readAhead) canRead() bool {
-	return !ra.stopped && len(ra.queue) > 0 && ra.budget > 0 && ra.inflight < aheadWindow
-}
-
 func (ra *readAhead) work(a *arena) {
 	var batch []*aheadFile
 	for {
 		ra.mu.Lock()
-		if !ra.canRead() {
+		if len(ra.queue) == 0 || !ra.canRead() {
 			ra.workers--
 			ra.arenas = append(ra.arenas, a)
 			ra.mu.Unlock()
@@ -218,17 +271,22 @@ func (ra *readAhead) work(a *arena) {
 		ra.queue = ra.queue[n:]
 		ra.mu.Unlock()
 
-		var read int64
-		for _, f := range batch {
+		for i, f := range batch {
+			if !ra.canRead() {
+				// Put back what is left, for when there is room again.
+				ra.mu.Lock()
+				if !ra.stopped.Load() {
+					ra.queue = append(slices.Clip(batch[i:]), ra.queue...)
+				}
+				ra.mu.Unlock()
+				break
+			}
 			f.once.Do(func() {
 				f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, a)
 				f.ahead = true
-				read += int64(len(f.data))
+				ra.budget.Add(-int64(len(f.data)))
+				ra.inflight.Add(int64(len(f.data)))
 			})
 		}
-		ra.mu.Lock()
-		ra.budget -= read
-		ra.inflight += read
-		ra.mu.Unlock()
 	}
 }

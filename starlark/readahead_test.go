@@ -63,7 +63,8 @@ func settle(t *testing.T, ra *readAhead) {
 	t.Fatal("read-ahead workers did not leave")
 }
 
-// readAheadBytes is what ra's workers have read and nobody has taken.
+// readAheadBytes is what ra's workers have read and nobody has taken, as
+// the files hold it.
 func readAheadBytes(ra *readAhead) (n int) {
 	for _, g := range ra.globs {
 		for _, f := range g.files {
@@ -127,9 +128,9 @@ func TestReadAheadStopsAtItsBudget(t *testing.T) {
 		t.Fatal(err, ok)
 	}
 	settle(t, ra)
-	// Workers check the budget before each batch, so together they read
-	// at most one batch each past it.
-	if n, limit := readAheadBytes(ra), 5000+runtime.GOMAXPROCS(0)*aheadBatch*1000; n > limit || n == 0 {
+	// Workers check the budget before each file, so together they read
+	// at most one file each past it.
+	if n, limit := readAheadBytes(ra), 5000+aheadWorkers*1000; n > limit || n == 0 {
 		t.Errorf("read ahead %d bytes on a budget of 5000; want some, at most %d", n, limit)
 	}
 	// What was not read ahead is read when taken.
@@ -141,6 +142,8 @@ func TestReadAheadStopsAtItsBudget(t *testing.T) {
 }
 
 func TestReadAheadStaysWithinItsWindow(t *testing.T) {
+	// More cores than workers: the bound must not grow with the machine.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
 	const size = 256 << 10
 	c, rels := aheadTree(t, 4*aheadWindow/size, size)
 	ra := newReadAhead(c, 1<<20, 1<<30)
@@ -149,8 +152,12 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 		t.Fatal(err, ok)
 	}
 	settle(t, ra)
-	if n, limit := readAheadBytes(ra), aheadWindow+runtime.GOMAXPROCS(0)*aheadBatch*size; n > limit {
+	// Each worker may read one file past the window before it looks.
+	if n, limit := readAheadBytes(ra), aheadWindow+aheadWorkers*size; n > limit {
 		t.Errorf("%d bytes read ahead and not taken; the window allows %d", n, limit)
+	}
+	if got := ra.inflight.Load(); got != int64(readAheadBytes(ra)) {
+		t.Errorf("the window counts %d bytes; the files hold %d", got, readAheadBytes(ra))
 	}
 	for i, rel := range rels[1:] {
 		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, size) {
@@ -158,6 +165,39 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 		}
 	}
 	settle(t, ra)
+	if got := ra.inflight.Load(); got != 0 {
+		t.Errorf("everything taken, yet the window counts %d bytes", got)
+	}
+}
+
+func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
+	const size = 256 << 10
+	c, rels := aheadTree(t, 2*aheadWindow/size, size)
+	ra := newReadAhead(c, 1<<20, 1<<30)
+	globbed(ra, rels)
+	// Every fourth file only: the rest must not fill the window for good.
+	for i := 0; i < len(rels); i += 4 {
+		if data, err, _, ok := ra.take(rels[i], 1<<20); !ok || err != nil || string(data) != body(i, size) {
+			t.Fatalf("take %s: %d bytes, %v, %v", rels[i], len(data), err, ok)
+		}
+	}
+	settle(t, ra)
+	if got := ra.inflight.Load(); got > aheadWorkers*size {
+		t.Errorf("after the last file the window still counts %d bytes of files passed over", got)
+	}
+	// A file passed over can still be read, and is read afresh.
+	if data, err, _, ok := ra.take(rels[1], 1<<20); !ok || err != nil || string(data) != body(1, size) {
+		t.Errorf("a file passed over: %d bytes, %v, %v", len(data), err, ok)
+	}
+	// A second glob is read ahead again.
+	globbed(ra, rels[:8])
+	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+		t.Fatal(err, ok)
+	}
+	settle(t, ra)
+	if readAheadBytes(ra) == 0 {
+		t.Error("a second glob was not read ahead: the first one's files still fill the window")
+	}
 }
 
 func TestReadAheadEndsWithItsCall(t *testing.T) {
@@ -170,13 +210,17 @@ func TestReadAheadEndsWithItsCall(t *testing.T) {
 	ra.stop()
 	ra.stop()
 	settle(t, ra)
-	before := readAheadBytes(ra)
+	budget := ra.budget.Load()
 	// A take after the end (an abandoned call's) still reads its file,
 	// and starts nothing.
 	if data, err, _, ok := ra.take(rels[199], 1<<20); !ok || err != nil || len(data) != 1000 {
 		t.Errorf("take after stop: %d bytes, %v, %v", len(data), err, ok)
 	}
-	if ra.workers != 0 || readAheadBytes(ra) != before {
+	time.Sleep(10 * time.Millisecond)
+	ra.mu.Lock()
+	workers := ra.workers
+	ra.mu.Unlock()
+	if workers != 0 || ra.budget.Load() != budget {
 		t.Error("the read-ahead went on after its call ended")
 	}
 }

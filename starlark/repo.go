@@ -135,7 +135,8 @@ type repoValue struct {
 	// verified caches directories known to resolve inside the repository,
 	// for this call.
 	verified map[string]bool
-	// ahead holds what this call's globs read ahead; nil until one does.
+	// ahead reads this call's globs ahead; nil when the evaluation may
+	// write.
 	ahead *readAhead
 }
 
@@ -143,6 +144,11 @@ var _ sl.HasAttrs = (*repoValue)(nil)
 
 func newRepoValue(c *confined, files *graph.Files, st *callState) *repoValue {
 	r := &repoValue{c: c, files: files, st: st, verified: map[string]bool{}}
+	if files != nil {
+		// Made now, not on the first glob: stop may be called from another
+		// goroutine while an abandoned call still runs.
+		r.ahead = newReadAhead(c, st.limits.ReadBytes, st.limits.ReadTotal)
+	}
 	r.attrs = map[string]*sl.Builtin{
 		"read":   sl.NewBuiltin("repo.read", r.read),
 		"exists": sl.NewBuiltin("repo.exists", r.exists),
@@ -416,12 +422,8 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 // read-ahead (see readAhead) of a read-only evaluation. Both are nil when
 // the evaluation may write.
 func (r *repoValue) readAheadOf() (found func([]string), done func() []string) {
-	if r.files == nil {
-		return nil, nil
-	}
 	if r.ahead == nil {
-		lim := r.st.limits
-		r.ahead = newReadAhead(r.c, lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
+		return nil, nil
 	}
 	g := r.ahead.start()
 	return g.add, func() []string { return r.ahead.done(g) }
