@@ -184,15 +184,21 @@ func TestGlobHandsOverEveryMatchAsFound(t *testing.T) {
 	}
 }
 
-func TestGlobFailsWhenADirectoryCannotBeListed(t *testing.T) {
-	c, _ := globTree(t)
+// failListing makes listing the directory whose path ends in suffix fail
+// with errno, for the rest of the test.
+func failListing(t *testing.T, suffix string, errno syscall.Errno) {
 	listDirectory = func(path string, visit func(string, entryKind)) (int, error) {
-		if strings.HasSuffix(path, "/src/sub") {
-			return 0, &os.PathError{Op: "open", Path: path, Err: syscall.EACCES}
+		if strings.HasSuffix(path, suffix) {
+			return 0, &os.PathError{Op: "open", Path: path, Err: errno}
 		}
 		return listDir(path, visit)
 	}
 	t.Cleanup(func() { listDirectory = listDir })
+}
+
+func TestGlobFailsWhenADirectoryCannotBeListed(t *testing.T) {
+	c, _ := globTree(t)
+	failListing(t, "/src/sub", syscall.EACCES)
 	for _, pattern := range []string{"src/**/*.go", "src/sub/*.go", "**"} {
 		_, _, err := c.glob(pattern, globWalk{budget: 1 << 20})
 		if err == nil || err.Error() != "cannot list src/sub: permission denied" {
@@ -207,13 +213,7 @@ func TestGlobFailsWhenADirectoryCannotBeListed(t *testing.T) {
 
 func TestGlobSkipsADirectoryRemovedDuringTheWalk(t *testing.T) {
 	c, _ := globTree(t)
-	listDirectory = func(path string, visit func(string, entryKind)) (int, error) {
-		if strings.HasSuffix(path, "/src/sub") {
-			return 0, &os.PathError{Op: "open", Path: path, Err: syscall.ENOENT}
-		}
-		return listDir(path, visit)
-	}
-	t.Cleanup(func() { listDirectory = listDir })
+	failListing(t, "/src/sub", syscall.ENOENT)
 	got, _, err := c.glob("src/**/*.go", globWalk{budget: 1 << 20})
 	if err != nil || !slices.Equal(got, []string{"src/a.go", "src/b.go"}) {
 		t.Errorf("glob with src/sub gone = %q, %v; want the rest", got, err)

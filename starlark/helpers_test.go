@@ -25,6 +25,13 @@ func writeTree(t testing.TB, files map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeFiles(t, root, files)
+	return root
+}
+
+// writeFiles writes files (slash-separated paths to contents) under root.
+func writeFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -34,7 +41,6 @@ func writeTree(t testing.TB, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	return root
 }
 
 // hooksFile is where the tests' single module lives.

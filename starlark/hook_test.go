@@ -394,15 +394,7 @@ func TestReadsFollowACheckoutReplacedBetweenCalls(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(root + ".old") })
 	files["a.txt"] = "new"
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	if got := read(); got != "new" {
 		t.Errorf("after the checkout was replaced the hook read %q, want the new tree's \"new\"", got)
 	}

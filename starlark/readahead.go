@@ -85,9 +85,6 @@ func newReadAhead(c *confined, max, budget int64) *readAhead {
 	return ra
 }
 
-// start begins collecting a glob's matches.
-func (ra *readAhead) start() *aheadGlob { return &aheadGlob{} }
-
 // add collects matches as the walk finds them. Safe for concurrent use.
 func (g *aheadGlob) add(rels []string) {
 	files := make([]*aheadFile, len(rels))

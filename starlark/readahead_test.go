@@ -41,7 +41,7 @@ func body(i, size int) string { return strings.Repeat(string(rune('a'+i%26)), si
 
 // globbed hands rels to ra as one glob's walk would, in batches.
 func globbed(ra *readAhead, rels []string) {
-	g := ra.start()
+	g := &aheadGlob{}
 	for i := 0; i < len(rels); i += 7 {
 		g.add(rels[i:min(i+7, len(rels))])
 	}
@@ -313,7 +313,7 @@ func TestReadAheadTakesFromTheLatestGlobFirst(t *testing.T) {
 func TestReadAheadIsSafeForAConcurrentWalk(t *testing.T) {
 	c, rels := aheadTree(t, 200, 64)
 	ra := newReadAhead(c, 1<<20, 1<<20)
-	g := ra.start()
+	g := &aheadGlob{}
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() { g.add(rels[i*50 : (i+1)*50]) })

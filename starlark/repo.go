@@ -86,31 +86,41 @@ func (c *confined) resolve(rel string) (joined string, exists bool, err error) {
 // remembers directories already known to resolve inside the root, so a
 // path that is not itself a symbolic link, in such a directory, takes one
 // lstat. It returns that lstat's FileInfo when it has it.
-func (c *confined) resolveCached(rel string, verified map[string]bool) (joined string, fi fs.FileInfo, exists bool, err error) {
+func (c *confined) resolveCached(rel string, verified dirsInside) (joined string, fi fs.FileInfo, exists bool, err error) {
 	p, err := c.clean(rel)
 	if err != nil {
 		return "", nil, false, err
 	}
-	joined = filepath.Join(c.root, filepath.FromSlash(p))
-	if joined != c.root {
-		dir := filepath.Dir(joined)
-		if !verified[dir] {
-			if real, err := filepath.EvalSymlinks(dir); err == nil && within(c.rootReal, real) {
-				verified[dir] = true
-			}
-		}
-		if verified[dir] {
-			fi, err := os.Lstat(joined)
-			switch {
-			case err == nil && fi.Mode()&fs.ModeSymlink == 0:
-				return joined, fi, true, nil
-			case errors.Is(err, fs.ErrNotExist):
-				return joined, nil, false, nil
-			}
+	joined = c.abs(p)
+	if joined != c.root && verified.check(c, filepath.Dir(joined)) {
+		fi, err := os.Lstat(joined)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+			return joined, fi, true, nil
+		case errors.Is(err, fs.ErrNotExist):
+			return joined, nil, false, nil
 		}
 	}
 	joined, exists, err = c.resolve(rel)
 	return joined, nil, exists, err
+}
+
+// dirsInside remembers, for one call, the directories known to resolve
+// inside a confined root.
+type dirsInside map[string]bool
+
+// check reports whether the host directory dir resolves inside c's root,
+// remembering a yes.
+func (d dirsInside) check(c *confined, dir string) bool {
+	if d[dir] {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil || !within(c.rootReal, real) {
+		return false
+	}
+	d[dir] = true
+	return true
 }
 
 // within reports whether p is root or inside it; both are cleaned absolute
@@ -134,7 +144,7 @@ type repoValue struct {
 	attrs map[string]*sl.Builtin
 	// verified caches directories known to resolve inside the repository,
 	// for this call.
-	verified map[string]bool
+	verified dirsInside
 	// ahead reads this call's globs ahead; nil when the evaluation may
 	// write.
 	ahead *readAhead
@@ -143,7 +153,7 @@ type repoValue struct {
 var _ sl.HasAttrs = (*repoValue)(nil)
 
 func newRepoValue(c *confined, files *graph.Files, st *callState) *repoValue {
-	r := &repoValue{c: c, files: files, st: st, verified: map[string]bool{}}
+	r := &repoValue{c: c, files: files, st: st, verified: dirsInside{}}
 	if files != nil {
 		// Made now, not on the first glob: stop may be called from another
 		// goroutine while an abandoned call still runs.
@@ -265,19 +275,9 @@ func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
 }
 
 // dirInside reports whether the directory holding the cleaned repository
-// path rel resolves inside the repository, remembering the directories it
-// has checked for the rest of the call.
+// path rel resolves inside the repository.
 func (r *repoValue) dirInside(rel string) bool {
-	dir := filepath.Dir(r.c.abs(rel))
-	if r.verified[dir] {
-		return true
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil || !within(r.c.rootReal, real) {
-		return false
-	}
-	r.verified[dir] = true
-	return true
+	return r.verified.check(r.c, filepath.Dir(r.c.abs(rel)))
 }
 
 // readResult is readFast's answer for a fast read's outcome: a final
@@ -425,7 +425,7 @@ func (r *repoValue) readAheadOf() (found func([]string), done func() []string) {
 	if r.ahead == nil {
 		return nil, nil
 	}
-	g := r.ahead.start()
+	g := &aheadGlob{}
 	return g.add, func() []string { return r.ahead.done(g) }
 }
 
