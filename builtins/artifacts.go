@@ -221,27 +221,8 @@ func ruleBool(v any) (bool, error) {
 	return ok, nil
 }
 
-// stringsOf is v as a list of strings, in either shape a decoder produces.
-func stringsOf(v any) ([]string, bool) {
-	switch x := v.(type) {
-	case []string:
-		return x, true
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, false
-			}
-			out[i] = s
-		}
-		return out, true
-	}
-	return nil, false
-}
-
 func ruleStringList(v any) (bool, error) {
-	_, ok := stringsOf(v)
+	_, ok := obStringList(v)
 	return ok, nil
 }
 
@@ -252,7 +233,7 @@ func ruleArtifactRef(v any) (bool, error) {
 	var entries []string
 	if s, ok := v.(string); ok {
 		entries = []string{s}
-	} else if list, ok := stringsOf(v); ok {
+	} else if list, ok := obStringList(v); ok {
 		entries = list
 	} else {
 		return false, nil

@@ -36,7 +36,7 @@ func markSelfAuthored(body string) string {
 	if isSelfAuthored(body) {
 		return body
 	}
-	return strings.TrimRightFunc(body, pyIsSpace) + "\n\n" + selfCommentAttribution + "\n" + selfCommentMarker + "\n"
+	return strings.TrimRightFunc(body, fmSpace) + "\n\n" + selfCommentAttribution + "\n" + selfCommentMarker + "\n"
 }
 
 // normalizeLogin drops surrounding space and the leading "@" a login may be
@@ -102,6 +102,16 @@ func filterAuthorized(ctx *graph.Context, comments []graph.Comment) []graph.Comm
 			continue
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// commentRecords is comments as JSON-natural result data, [{author, body}]:
+// what the gates report as data["comments"] and record-feedback reads back.
+func commentRecords(comments []graph.Comment) []any {
+	out := make([]any, len(comments))
+	for i, c := range comments {
+		out[i] = map[string]any{"author": c.Author, "body": c.Body}
 	}
 	return out
 }

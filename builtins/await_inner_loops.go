@@ -159,10 +159,11 @@ func innerCurrentNode(path string) string {
 	return pythonStr(v)
 }
 
-// declaredRepos is execution-log.md's front-matter repos: list. Anything but
-// a list is no declaration.
-func declaredRepos(specDir string) []string {
-	raw, ok := graph.ReadFrontMatter(filepath.Join(specDir, "execution-log.md"))["repos"].([]any)
+// declaredRepos is execution-log.md's front-matter repos: list, read through
+// the evaluation's files. Anything but a list is no declaration.
+func declaredRepos(files *graph.Files, specDir string) []string {
+	fm, _, _ := files.FrontMatter(filepath.Join(specDir, executionLog))
+	raw, ok := fm["repos"].([]any)
 	if !ok {
 		return nil
 	}
@@ -207,10 +208,10 @@ func reposWithoutLoop(declared []string, loops []innerLoop, origin string) (miss
 func (awaitInnerLoops) Run(ctx *graph.Context) (graph.Result, error) {
 	specDir := ctx.WorkItem.SpecDir
 	loops := innerLoops(specDir)
-	declared := declaredRepos(specDir)
+	declared := declaredRepos(ctx.Files, specDir)
 	missing, originUnknown, err := reposWithoutLoop(declared, loops, ctx.Settings.OriginRepo)
 	if err != nil {
-		r := graph.Block(awaitInnerLoopsName, findingAt(relPath(ctx, filepath.Join(specDir, "execution-log.md")),
+		r := graph.Block(awaitInnerLoopsName, findingAt(relPath(ctx, filepath.Join(specDir, executionLog)),
 			"execution-log.md declares a repository the-loop cannot use (%v); repos: entries are <owner>/<repo>", err))
 		r.Data = map[string]any{"declared": declared}
 		return r, nil

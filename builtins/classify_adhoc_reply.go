@@ -42,11 +42,7 @@ func (classifyAdhocReply) Run(ctx *graph.Context) (graph.Result, error) {
 	if declaresDone(comments[len(comments)-1].Body) {
 		outcome = graph.OutcomeDone
 	}
-	read := make([]any, len(comments))
-	for i, c := range comments {
-		read[i] = map[string]any{"author": c.Author, "body": c.Body}
-	}
-	return graph.Pass(name, map[string]any{"outcome": outcome, "comments": read}), nil
+	return graph.Pass(name, map[string]any{"outcome": outcome, "comments": commentRecords(comments)}), nil
 }
 
 // adhocDonePhrases are the whole phrases that declare an ad-hoc task

@@ -44,11 +44,7 @@ func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	if outcome == "" {
 		return graph.Wait(classifyFeedbackName, "the feedback so far does not decide; the gate stays open"), nil
 	}
-	recorded := make([]any, len(comments))
-	for i, c := range comments {
-		recorded[i] = map[string]any{"author": c.Author, "body": c.Body}
-	}
-	return graph.Pass(classifyFeedbackName, map[string]any{"outcome": outcome, "comments": recorded}), nil
+	return graph.Pass(classifyFeedbackName, map[string]any{"outcome": outcome, "comments": commentRecords(comments)}), nil
 }
 
 // fbClassify is the deterministic classification floor: keyword matching

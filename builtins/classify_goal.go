@@ -55,7 +55,7 @@ func parseGoal(body string) (goalStatement, bool) {
 	}
 	var criteria []string
 	for _, line := range pySplitLines(body[cm[1]:]) {
-		if strings.TrimFunc(line, pyIsSpace) == "" {
+		if fmTrim(line) == "" {
 			if len(criteria) > 0 {
 				break // the list ended; a later paragraph is not a criterion
 			}

@@ -56,7 +56,7 @@ func (deliverAssignment) Run(ctx *graph.Context) (graph.Result, error) {
 
 // assignmentPR is the pull request an inner loop is about, read from the
 // work item's ref (github:owner/repo#N): ok only under the PR loop.
-func assignmentPR(ctx *graph.Context) (obNumber int, repo string, ok bool) {
+func assignmentPR(ctx *graph.Context) (pr int, repo string, ok bool) {
 	if ctx.Graph == nil || ctx.Graph.Name != graph.PRLoop {
 		return 0, "", false
 	}

@@ -41,9 +41,10 @@
 // A produces entry names one artifact and may accept several names,
 // "requirements.md|bugfix.md"; resolveSlots (artifacts.go) is the one
 // resolver every content hook uses, and it never chooses between present
-// alternatives. Front matter is read by fmSplit (frontmatter.go), which
-// resolves YAML scalars as the reference implementation does, so a
-// comparison reaches the same verdict on the same file.
+// alternatives. Front matter is read through ctx.Files
+// (graph.Files.FrontMatter), which resolves YAML scalars as the reference
+// implementation does, and compared as pythonStr (frontmatter.go) renders
+// it, so a comparison reaches the same verdict on the same file.
 //
 // The gate hooks (classify-phase-selection, classify-goal,
 // classify-adhoc-reply), the outbound hooks (set-phase-label,

@@ -9,8 +9,9 @@ import (
 	"unicode"
 )
 
-// Markdown artifact reading shared by the content hooks: the front matter,
-// the heading-delimited sections and the mermaid blocks of a document. Every
+// Markdown artifact reading shared by the content hooks: front-matter values
+// rendered as Python would, the heading-delimited sections and the mermaid
+// blocks of a document. The front matter itself is parsed by graph.Files. Every
 // reader here tolerates a malformed document: a gate must report what is
 // unmet, never fail to read.
 

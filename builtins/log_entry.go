@@ -82,43 +82,11 @@ func (h logEntry) Run(ctx *graph.Context) (graph.Result, error) {
 }
 
 // appendAtomically replaces path with its current content plus text, through
-// a temporary file in the same directory that is synced before the rename.
-func appendAtomically(path string, perm fs.FileMode, text string) (err error) {
+// graph.WriteFileAtomic.
+func appendAtomically(path string, perm fs.FileMode, text string) error {
 	old, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(append(old, text...)); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; a directory that cannot be synced
-	// (some filesystems refuse) still holds the complete new file.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return graph.WriteFileAtomic(path, append(old, text...), perm)
 }

@@ -87,6 +87,11 @@ func threadCarries(ctx *graph.Context, marker string) bool {
 		}
 		return false
 	}
+	return carriesMarker(comments, marker)
+}
+
+// carriesMarker reports whether any of comments contains marker.
+func carriesMarker(comments []graph.Comment, marker string) bool {
 	return slices.ContainsFunc(comments, func(c graph.Comment) bool { return strings.Contains(c.Body, marker) })
 }
 

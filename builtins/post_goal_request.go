@@ -1,7 +1,6 @@
 package builtins
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
@@ -38,7 +37,7 @@ func (postGoalRequest) Run(ctx *graph.Context) (graph.Result, error) {
 	if _, ok := latestGoal(ctx, thread); ok {
 		return graph.Pass(name, map[string]any{"posted": false, "reason": "goal already stated"}), nil
 	}
-	if slices.ContainsFunc(thread, func(c graph.Comment) bool { return strings.Contains(c.Body, goalRequestMarker) }) {
+	if carriesMarker(thread, goalRequestMarker) {
 		return graph.Pass(name, map[string]any{"posted": false, "reason": "already asked"}), nil
 	}
 	if _, err := callOut(ctx, opAddComment, map[string]any{"ref": ctx.WorkItem.Ref, "body": goalRequestBody()}); err != nil {

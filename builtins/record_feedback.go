@@ -98,7 +98,7 @@ func fbResolvesInside(root, dir string) bool {
 
 func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	if ctx.ReadOnly {
-		return graph.Skip(recordFeedbackName, "read-only evaluation"), nil
+		return graph.Skip(recordFeedbackName, readOnlyReason), nil
 	}
 	into, _ := ctx.Params["into"].(string)
 	if into == "" {
@@ -217,47 +217,13 @@ func fbAppendReview(text, date, outcome string, comments []graph.Comment) string
 	return b.String()
 }
 
-// fbWriteAtomic replaces path with data: a temporary file in the same
-// folder is written, synced and renamed over it, so a crash leaves either
-// the old artifact or the new one, never a torn one. The file's permission
-// bits are kept.
-func fbWriteAtomic(target string, data []byte) (err error) {
+// fbWriteAtomic replaces target with data through graph.WriteFileAtomic, so a
+// crash leaves either the old artifact or the new one, never a torn one. The
+// file's permission bits are kept.
+func fbWriteAtomic(target string, data []byte) error {
 	mode := os.FileMode(0o644)
-	if fi, statErr := os.Stat(target); statErr == nil {
+	if fi, err := os.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
-		return err
-	}
-	// Make the rename itself durable; not every platform can sync a folder.
-	if d, dirErr := os.Open(dir); dirErr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return graph.WriteFileAtomic(target, data, mode)
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -104,11 +103,6 @@ func pyRegexp(pattern string) *regexp.Regexp {
 	).Replace(pattern))
 }
 
-// pyIsSpace is Python's str.isspace for one rune.
-func pyIsSpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
 // pySplitLines splits s at every line boundary Python's str.splitlines
 // recognises, dropping the boundaries; a trailing boundary adds no empty line.
 func pySplitLines(s string) []string {
@@ -169,10 +163,7 @@ func phaseRows(ctx *graph.Context) (skippable, optIn, protected []string) {
 	if ctx.Graph == nil {
 		return nil, nil, nil
 	}
-	current := ""
-	if ctx.Node != nil {
-		current = ctx.Node.ID
-	}
+	current := obNodeID(ctx)
 	for _, n := range ctx.Graph.Nodes {
 		switch {
 		case n.OptIn:
