@@ -149,7 +149,7 @@ func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 }
 
 // fbPriorReview finds the latest classify-feedback result earlier in the
-// chain: its outcome ("ctReviewed" when it has none) and its comments, which
+// chain: its outcome ("reviewed" when it has none) and its comments, which
 // may arrive as the hook built them or as decoded JSON.
 func fbPriorReview(results []graph.Result) (string, []graph.Comment) {
 	for i := len(results) - 1; i >= 0; i-- {
@@ -159,7 +159,7 @@ func fbPriorReview(results []graph.Result) (string, []graph.Comment) {
 		}
 		outcome := r.Outcome()
 		if outcome == "" {
-			outcome = "ctReviewed"
+			outcome = "reviewed"
 		}
 		return outcome, fbComments(r.Data["comments"])
 	}

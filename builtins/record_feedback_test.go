@@ -219,3 +219,13 @@ func TestRecordFeedbackReplacesALinkedFileRatherThanItsTarget(t *testing.T) {
 		t.Errorf("the link's target was changed: %q", b)
 	}
 }
+
+func TestAReviewWithoutAnOutcomeIsRecordedAsReviewed(t *testing.T) {
+	comments := []graph.Comment{{Author: "ana", Body: "looks fine"}}
+	// A result as decoded from a state written without status or outcome.
+	results := []graph.Result{{Hook: classifyFeedbackName, Data: map[string]any{"comments": comments}}}
+	outcome, got := fbPriorReview(results)
+	if outcome != "reviewed" || len(got) != 1 {
+		t.Errorf("fbPriorReview = %q, %v; want \"reviewed\" and the one comment", outcome, got)
+	}
+}
