@@ -25,7 +25,8 @@ type Attachment struct {
 // append-only by construction: nothing here can remove or reorder a shipped
 // entry.
 func Apply(g *Graph, table map[string]Hook, attachments []Attachment) (*Graph, error) {
-	for _, name := range slices.Sorted(maps.Keys(table)) {
+	registered := slices.Sorted(maps.Keys(table))
+	for _, name := range registered {
 		if !IsExtension(name) {
 			return nil, &ConfigError{File: g.File, Loop: g.Name, Key: "graph.hooks",
 				Msg: fmt.Sprintf("repository hook %q must be named %s<something>; the unprefixed namespace is the-loop's own", name, ExtensionPrefix)}
@@ -38,7 +39,6 @@ func Apply(g *Graph, table map[string]Hook, attachments []Attachment) (*Graph, e
 	out.extensions = maps.Clone(table)
 	out.Nodes = slices.Clone(g.Nodes)
 	out.byID = maps.Clone(g.byID)
-	registered := slices.Sorted(maps.Keys(table))
 	for _, a := range attachments {
 		fail := func(key, format string, args ...any) error {
 			return &ConfigError{File: a.File, Line: a.Line, Loop: g.Name, Node: a.Node, Key: key, Msg: fmt.Sprintf(format, args...)}
@@ -52,7 +52,7 @@ func Apply(g *Graph, table map[string]Hook, attachments []Attachment) (*Graph, e
 		if _, ok := table[a.Hook]; !ok {
 			return nil, fail("graph.hooks.attach.hook", "%q was not registered by any declared module; registered hooks are: %s", a.Hook, orNone(registered))
 		}
-		i := slices.IndexFunc(out.Nodes, func(n *Node) bool { return n.ID == a.Node })
+		i := out.Index(a.Node)
 		if i < 0 {
 			return nil, fail("graph.hooks.attach.node", "the %s loop declares no node %q; its nodes are: %s", g.Name, a.Node, orNone(g.NodeIDs()))
 		}

@@ -298,12 +298,11 @@ func (c *compiler) node(raw *yaml.Node) (*Node, error) {
 		return nil, c.errAt(raw, n.ID, "skippable", "both required and skippable; a mandatory gate cannot be in the skip vocabulary")
 	}
 	n.Skippable = n.Skippable || n.OptIn
-	var err2 error
-	if n.Entry, err2 = c.chain(n.ID, Entry, entryAt); err2 != nil {
-		return nil, err2
+	if n.Entry, err = c.chain(n.ID, Entry, entryAt); err != nil {
+		return nil, err
 	}
-	if n.Exit, err2 = c.chain(n.ID, Exit, exitAt); err2 != nil {
-		return nil, err2
+	if n.Exit, err = c.chain(n.ID, Exit, exitAt); err != nil {
+		return nil, err
 	}
 	return n, nil
 }

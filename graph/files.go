@@ -68,8 +68,9 @@ var ErrNotText = errors.New("not valid UTF-8 text")
 
 // Text reads path as a text artifact the way the reference implementation
 // does: UTF-8 only, with \r\n and a lone \r read as \n.
-func (f *Files) Text(path string) (string, error) {
-	c := f.get(path)
+func (f *Files) Text(path string) (string, error) { return f.get(path).asText() }
+
+func (c *cachedFile) asText() (string, error) {
 	c.textOnce.Do(func() {
 		switch {
 		case c.err != nil:
@@ -91,13 +92,9 @@ func (f *Files) Text(path string) (string, error) {
 // parsed once. Callers must not modify the map.
 func (f *Files) FrontMatter(path string) (map[string]any, string, error) {
 	c := f.get(path)
-	text, err := f.Text(path)
+	text, err := c.asText()
 	if err != nil {
 		return map[string]any{}, "", err
-	}
-	if f == nil {
-		fm, body := SplitFrontMatter(text)
-		return fm, body, nil
 	}
 	c.fmOnce.Do(func() { c.fm, c.body = SplitFrontMatter(text) })
 	return c.fm, c.body, nil

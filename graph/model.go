@@ -90,7 +90,7 @@ type SkipSet struct {
 }
 
 // Graph is a compiled loop. It is immutable and safe for concurrent use;
-// WithExtensions returns a new Graph rather than changing one.
+// Apply returns a new Graph rather than changing one.
 type Graph struct {
 	Name     string
 	Version  int

@@ -45,7 +45,7 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 	if actor == "" {
 		actor = "(shell)"
 	}
-	err = rt.locked(id, func(item WorkItem, st *State) error {
+	err = rt.lockedItem(item, func(item WorkItem, st *State) error {
 		order, accepted, bad := rt.Graph.ExpandSkipTokens(tokens)
 		for _, t := range bad {
 			res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set; " + rt.skipVocabulary()})
@@ -142,7 +142,7 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 		actor = "(shell)"
 	}
 	res := &Forcing{WorkItem: item.Ref, ToNode: to, Reason: reason, Warnings: []string{}}
-	err = rt.locked(id, func(item WorkItem, st *State) error {
+	err = rt.lockedItem(item, func(item WorkItem, st *State) error {
 		from := cmp.Or(st.CurrentNode, rt.Graph.Start)
 		fromNode, err := rt.Graph.Node(from)
 		if err != nil {
@@ -243,7 +243,7 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event)
 	skips := rt.DeclaredSkips(st)
 	cur := st.CurrentNode
 	if cur == "" {
-		cur = rt.routeSkipsDry(rt.Graph.Start, skips)
+		cur = rt.skipRoute(rt.Graph.Start, skips, nil)
 	}
 	seen := map[string]int{}
 	files := NewFiles()
@@ -272,7 +272,7 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event)
 			}
 			return rep, nil
 		}
-		step.To = rt.routeSkipsDry(target, skips)
+		step.To = rt.skipRoute(target, skips, nil)
 		rep.Steps = append(rep.Steps, step)
 		cur = step.To
 		rep.At = cur
@@ -283,19 +283,4 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event)
 	}
 	rep.Stopped = "max-nodes"
 	return rep, nil
-}
-
-func (rt *Runtime) routeSkipsDry(id string, skips map[string]map[string]any) string {
-	visited := map[string]bool{}
-	for {
-		if _, ok := skips[id]; !ok || visited[id] {
-			return id
-		}
-		visited[id] = true
-		next, ok := rt.Graph.Next(id, OutcomeSkipped)
-		if !ok {
-			return id
-		}
-		id = next
-	}
 }

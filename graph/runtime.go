@@ -209,12 +209,19 @@ func (rt *Runtime) loadWith(id string, files *Files) (WorkItem, *State, error) {
 	if !rt.Exists(id) {
 		return item, nil, fmt.Errorf("work item %q: no spec folder at %s", id, item.SpecDirRel)
 	}
-	st, err := LoadState(rt.StateDir(item), id)
+	st, err := rt.loadState(item)
+	return item, st, err
+}
+
+// loadState reads item's graph state, naming its file relative to the
+// repository in a *StateError.
+func (rt *Runtime) loadState(item WorkItem) (*State, error) {
+	st, err := LoadState(rt.StateDir(item), item.ID)
 	var se *StateError
 	if errors.As(err, &se) {
 		se.Path = rt.rel(se.Path)
 	}
-	return item, st, err
+	return st, err
 }
 
 // rel is path relative to the repository, for messages.
@@ -375,20 +382,9 @@ func SkipProvenance(decl map[string]any) string {
 
 // routeSkips walks declared-skipped nodes along their on: skipped edges,
 // recording each as skipped without running any of its hooks, and returns
-// the first node that is not skipped. The visited set makes a cyclic
-// authoring mistake land on the node rather than loop.
+// the first node that is not skipped.
 func (rt *Runtime) routeSkips(st *State, item WorkItem, id string, skips map[string]map[string]any) string {
-	visited := map[string]bool{}
-	for {
-		decl, skipped := skips[id]
-		if !skipped || visited[id] {
-			return id
-		}
-		visited[id] = true
-		target, ok := rt.Graph.Next(id, OutcomeSkipped)
-		if !ok {
-			return id
-		}
+	return rt.skipRoute(id, skips, func(id string, decl map[string]any) {
 		now := Timestamp(rt.now())
 		rec := st.Record(id)
 		if rec.EnteredAt == "" {
@@ -403,6 +399,28 @@ func (rt *Runtime) routeSkips(st *State, item WorkItem, id string, skips map[str
 			}
 		}
 		rt.emit("graph.node_skipped", "info", fields)
+	})
+}
+
+// skipRoute follows on: skipped edges from id while the node is declared
+// skipped, calling pass (when not nil) for each node it goes around, and
+// returns the first node that is not skipped. The visited set makes a
+// cyclic authoring mistake land on the node rather than loop.
+func (rt *Runtime) skipRoute(id string, skips map[string]map[string]any, pass func(id string, decl map[string]any)) string {
+	visited := map[string]bool{}
+	for {
+		decl, skipped := skips[id]
+		if !skipped || visited[id] {
+			return id
+		}
+		visited[id] = true
+		target, ok := rt.Graph.Next(id, OutcomeSkipped)
+		if !ok {
+			return id
+		}
+		if pass != nil {
+			pass(id, decl)
+		}
 		id = target
 	}
 }
@@ -597,8 +615,16 @@ func (rt *Runtime) locked(id string, fn func(item WorkItem, st *State) error) er
 	if err != nil {
 		return err
 	}
+	return rt.lockedItem(item, fn)
+}
+
+// lockedItem is locked for a caller that already described the item.
+func (rt *Runtime) lockedItem(item WorkItem, fn func(item WorkItem, st *State) error) error {
 	return rt.withLock(item, func() error {
-		_, st, err := rt.load(id)
+		if !rt.Exists(item.ID) {
+			return fmt.Errorf("work item %q: no spec folder at %s", item.ID, item.SpecDirRel)
+		}
+		st, err := rt.loadState(item)
 		if err != nil {
 			return err
 		}
@@ -711,9 +737,6 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 	}
 	st.exit(id, out.Outcome(), rt.now())
 	target, ok := rt.Graph.Next(id, out.Outcome())
-	if ok {
-		target = rt.routeSkips(st, item, target, skips)
-	}
 	if !ok {
 		if n.Terminal {
 			st.CurrentNode = id
@@ -733,6 +756,7 @@ func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step,
 		step.Messages = append(step.Messages, msg)
 		return step, nil
 	}
+	target = rt.routeSkips(st, item, target, skips)
 	st.enter(target, rt.now())
 	if err := rt.save(item, st); err != nil {
 		return nil, err
@@ -790,7 +814,7 @@ func (rt *Runtime) recordSelection(st *State, item WorkItem, out ChainOutcome) b
 		}
 		changed = true
 	}
-	pick := func(key string, admit func(*Node) bool) []string {
+	pick := func(key string, target map[string]map[string]any, admit func(*Node) bool) []string {
 		var ids []string
 		for _, r := range out.Results {
 			decls, _ := r.Data[key].(map[string]any)
@@ -807,10 +831,6 @@ func (rt *Runtime) recordSelection(st *State, item WorkItem, out ChainOutcome) b
 					maps.Copy(decl, m)
 				}
 				decl["at"] = now
-				target := st.Skips
-				if key == "optIns" {
-					target = st.OptIns
-				}
 				if _, exists := target[id]; !exists {
 					target[id] = decl
 					st.noteKey(key, id)
@@ -820,11 +840,11 @@ func (rt *Runtime) recordSelection(st *State, item WorkItem, out ChainOutcome) b
 		}
 		return ids
 	}
-	if ids := pick("declaredSkips", func(n *Node) bool { return n.Skippable }); len(ids) > 0 {
+	if ids := pick("declaredSkips", st.Skips, func(n *Node) bool { return n.Skippable }); len(ids) > 0 {
 		rt.emit("graph.skips_declared", "info", map[string]any{"work_item": item.Ref, "via": "selection", "nodes": ids})
 		changed = true
 	}
-	if ids := pick("optIns", func(n *Node) bool { return n.OptIn }); len(ids) > 0 {
+	if ids := pick("optIns", st.OptIns, func(n *Node) bool { return n.OptIn }); len(ids) > 0 {
 		rt.emit("graph.opt_ins_selected", "info", map[string]any{"work_item": item.Ref, "via": "selection", "nodes": ids})
 		changed = true
 	}

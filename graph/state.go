@@ -91,6 +91,8 @@ func (s *State) normalise() {
 	}
 }
 
+// knownStateKeys are the top-level keys of a graph-state document, in the
+// order the reference writes them.
 var knownStateKeys = []string{"version", "workItem", "currentNode", "nodes", "decisions", "forced",
 	"parked", "session", "completions", "skips", "optIns", "surface", "loop"}
 

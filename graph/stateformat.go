@@ -73,7 +73,7 @@ func join(path, key string) string {
 // recordOrders are the key orders the reference writes its records in,
 // by path pattern ("*" is any key or index).
 var recordOrders = map[string][]string{
-	"":              {"version", "workItem", "currentNode", "nodes", "decisions", "forced", "parked", "session", "completions", "skips", "optIns", "surface", "loop"},
+	"":              knownStateKeys,
 	"nodes/*":       {"attempts", "outcome", "enteredAt", "exitedAt", "lastBlock", "forced"},
 	"decisions/*":   {"at", "graph", "via", "surface", "sessionPerPr", "goal"},
 	"forced/*":      {"from", "to", "reason", "actor", "at", "warnings"},

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 )
 
@@ -38,8 +39,8 @@ func FileName(name string) string { return name + ".yaml" }
 // slice is a fresh copy the caller may keep or modify. For a name that is not
 // shipped the error wraps fs.ErrNotExist and lists the loops that are.
 func Loop(name string) ([]byte, error) {
-	if !known(name) {
-		return nil, fmt.Errorf("unknown loop %q, want one of %s: %w", name, strings.Join(Names, ", "), fs.ErrNotExist)
+	if err := checkShipped(name); err != nil {
+		return nil, err
 	}
 	return loops.ReadFile(FileName(name))
 }
@@ -47,8 +48,8 @@ func Loop(name string) ([]byte, error) {
 // Tree returns the pre-parsed form of the shipped loop called name, made from
 // its YAML by graph.EncodeYAMLTree. Errors are as for Loop.
 func Tree(name string) ([]byte, error) {
-	if !known(name) {
-		return nil, fmt.Errorf("unknown loop %q, want one of %s: %w", name, strings.Join(Names, ", "), fs.ErrNotExist)
+	if err := checkShipped(name); err != nil {
+		return nil, err
 	}
 	return trees.ReadFile(TreeFile(name))
 }
@@ -62,11 +63,10 @@ func DefaultHarnessConfig() []byte {
 	return append([]byte(nil), defaultHarnessConfig...)
 }
 
-func known(name string) bool {
-	for _, n := range Names {
-		if n == name {
-			return true
-		}
+// checkShipped refuses a name that is not a shipped loop, listing the ones that are.
+func checkShipped(name string) error {
+	if slices.Contains(Names, name) {
+		return nil
 	}
-	return false
+	return fmt.Errorf("unknown loop %q, want one of %s: %w", name, strings.Join(Names, ", "), fs.ErrNotExist)
 }
