@@ -163,12 +163,11 @@ func checkModulePath(p string) error {
 	return nil
 }
 
+// dottedName reports whether s is words joined by dots, each word passing
+// ValidGitHubName.
 func dottedName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, part := range strings.Split(s, ".") {
-		if part == "" || !ValidGitHubName(part) || strings.HasPrefix(part, ".") {
+	for part := range strings.SplitSeq(s, ".") {
+		if !ValidGitHubName(part) {
 			return false
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -163,9 +162,8 @@ func (e *Engine) adopt(item string, sel Selector) error {
 	case outcome != ScaffoldWritten:
 		return nil
 	}
-	path := relFile(e.Root, filepath.Join(e.Root, ConfigDir, HarnessConfigFile))
-	e.note("adopted this repository: wrote " + path + " with the built-in defaults; tailor it and commit it")
-	e.emit("harness.config_scaffolded", "info", map[string]any{"work_item": item, "path": path})
+	e.note("adopted this repository: wrote " + scaffoldedFile + " with the built-in defaults; tailor it and commit it")
+	e.emit("harness.config_scaffolded", "info", map[string]any{"work_item": item, "path": scaffoldedFile})
 	return e.loadHarness()
 }
 
@@ -349,15 +347,21 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	return rt.Status(item, recompute)
 }
 
+// moving builds the runtime of a verb that moves item, adopting the
+// repository first when it should be.
+func (e *Engine) moving(item string, sel Selector) (*graph.Runtime, error) {
+	if err := e.adopt(item, sel); err != nil {
+		return nil, err
+	}
+	return e.Runtime(item, sel)
+}
+
 // Advance evaluates item's current node and acts on it. An item that has
 // not entered the loop is evaluated at its start node without entering it,
 // as the reference tool's CLI does: entering (and the start node's entry
 // chain) is the ingress's job.
 func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
-	if err := e.adopt(item, sel); err != nil {
-		return nil, err
-	}
-	rt, err := e.Runtime(item, sel)
+	rt, err := e.moving(item, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -366,10 +370,7 @@ func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Ste
 
 // Complete is a completion claim for item's current (or named) node.
 func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Event) (*graph.Completion, error) {
-	if err := e.adopt(item, sel); err != nil {
-		return nil, err
-	}
-	rt, err := e.Runtime(item, sel)
+	rt, err := e.moving(item, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -392,10 +393,7 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 
 // Skip declares skips for item.
 func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Selector) (*graph.SkipDeclaration, error) {
-	if err := e.adopt(item, sel); err != nil {
-		return nil, err
-	}
-	rt, err := e.Runtime(item, sel)
+	rt, err := e.moving(item, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -404,23 +402,18 @@ func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Se
 
 // Force moves item's pointer to node.
 func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.Forcing, error) {
-	if err := e.adopt(item, sel); err != nil {
-		return nil, err
-	}
-	rt, err := e.Runtime(item, sel)
+	rt, err := e.moving(item, sel)
 	if err != nil {
 		return nil, err
 	}
 	return rt.Force(item, to, reason, actor)
 }
 
-// splitSlug splits owner/name when both halves have GitHub's shape.
+// splitSlug splits owner/name when both halves pass ValidGitHubName.
 func splitSlug(slug string) (owner, name string, ok bool) {
 	owner, name, ok = strings.Cut(slug, "/")
-	if !ok || !githubName.MatchString(owner) || !githubName.MatchString(name) {
+	if !ok || !ValidGitHubName(owner) || !ValidGitHubName(name) {
 		return "", "", false
 	}
 	return owner, name, true
 }
-
-var githubName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

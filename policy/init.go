@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -35,7 +34,7 @@ var ErrForeignCheckout = errors.New("the checkout's origin is another repository
 // remote names) and creates the spec directory. Running it again changes
 // nothing. With dryRun it only reports what it would do.
 func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
-	rep := &InitReport{DryRun: dryRun, Config: relFile(e.Root, filepath.Join(e.Root, ConfigDir, HarnessConfigFile))}
+	rep := &InitReport{DryRun: dryRun, Config: scaffoldedFile}
 	owner, name, err := e.initOrigin(github)
 	if err != nil {
 		return nil, err
@@ -85,8 +84,8 @@ func (e *Engine) initOrigin(github string) (owner, name string, err error) {
 		}
 		return "", "", nil
 	}
-	owner, name, ok := strings.Cut(github, "/")
-	if !ok || !ValidGitHubName(owner) || !ValidGitHubName(name) {
+	owner, name, ok := splitSlug(github)
+	if !ok {
 		return "", "", fmt.Errorf("--github: got %q, want OWNER/NAME in GitHub's charset (letters, digits, '.', '_', '-')", github)
 	}
 	if remote && !strings.EqualFold(remoteOwner+"/"+remoteName, github) {

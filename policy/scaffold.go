@@ -24,6 +24,10 @@ const (
 	ScaffoldFailed = ""
 )
 
+// scaffoldedFile is the harness config Scaffold writes, repository-relative
+// and slash-separated, as messages and reports name it.
+const scaffoldedFile = ConfigDir + "/" + HarnessConfigFile
+
 // SchemaURL is where editors fetch the harness config's schema from, named
 // in the written file's yaml-language-server line.
 const SchemaURL = "https://raw.githubusercontent.com/the-loop/the-loop/main/policy/schemas/harness-config.schema.json"

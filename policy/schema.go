@@ -80,26 +80,32 @@ func compileSchema(url string, src []byte) (*jsonschema.Schema, error) {
 // The result is nil or a *graph.ConfigError whose Key is the dotted path of
 // the first offending value (for example "graph.hooks.attach[0].boundary").
 func ValidateHarness(doc any, file string) error {
-	return validateDoc(harnessSchema, doc, file, nil)
+	return validateValue(harnessSchema, doc, file)
 }
 
 // ValidateCLI checks doc against the CLI config schema; see ValidateHarness.
 func ValidateCLI(doc any, file string) error {
-	return validateDoc(cliSchema, doc, file, nil)
+	return validateValue(cliSchema, doc, file)
 }
 
-// validateDoc validates doc and, when top is the YAML node doc was decoded
+// validateValue converts doc to JSON-compatible values and validates it.
+func validateValue(schema func() (*jsonschema.Schema, error), doc any, file string) error {
+	v, err := jsonValue(doc)
+	if err != nil {
+		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
+	}
+	return validateDoc(schema, v, file, nil)
+}
+
+// validateDoc validates doc, which already holds JSON-compatible values (as
+// parseMapping returns them), and, when top is the YAML node doc was decoded
 // from, puts the offending line on the error.
 func validateDoc(schema func() (*jsonschema.Schema, error), doc any, file string, top *yaml.Node) error {
 	s, err := schema()
 	if err != nil {
 		return err // an embedded schema that does not compile is a build defect
 	}
-	v, err := jsonValue(doc)
-	if err != nil {
-		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
-	}
-	err = s.Validate(v)
+	err = s.Validate(doc)
 	if err == nil {
 		return nil
 	}
@@ -107,7 +113,7 @@ func validateDoc(schema func() (*jsonschema.Schema, error), doc any, file string
 	if !errors.As(err, &verr) {
 		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
 	}
-	return schemaError(verr, v, file, top)
+	return schemaError(verr, doc, file, top)
 }
 
 // problem is one leaf of a validation failure, already phrased for a person.
