@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/the-loop/the-loop/graph"
@@ -27,11 +28,18 @@ var checkFormats = map[string]checkFormat{
 	"json":  jsonFormat{},
 }
 
-func checkFormatNames() []string {
-	names := make([]string, 0, len(checkFormats))
-	for n := range checkFormats {
-		names = append(names, n)
+func checkFormatNames() []string { return slices.Sorted(maps.Keys(checkFormats)) }
+
+// TextFormat is the --format flag of every verb other than check: text for
+// people, or the answer as JSON.
+type TextFormat struct {
+	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+}
+
+// write prints v as JSON under --format json, else what text renders.
+func (f TextFormat) write(w io.Writer, v any, text func(io.Writer) error) error {
+	if f.Format == "json" {
+		return writeJSON(w, v)
 	}
-	slices.Sort(names)
-	return names
+	return text(w)
 }

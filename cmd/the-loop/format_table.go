@@ -32,8 +32,8 @@ func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, view checkV
 			}
 			writeNode(&b, n)
 		}
-		if pending := countUnsatisfied(ahead); pending > 0 && !view.All {
-			fmt.Fprintf(&b, "  ....   %d node(s) ahead not met yet\n", pending)
+		if !view.All {
+			writeAhead(&b, ahead)
 		}
 	}
 	if view.All {
@@ -70,12 +70,15 @@ func statusMark(s string) string {
 	return strings.ToUpper(s)
 }
 
-func countUnsatisfied(nodes []graph.NodeReport) int {
-	n := 0
-	for _, r := range nodes {
-		if !r.Satisfied() {
-			n++
+// writeAhead counts the unmet nodes beyond the pointer, when there are any.
+func writeAhead(b *strings.Builder, ahead []graph.NodeReport) {
+	pending := 0
+	for _, n := range ahead {
+		if !n.Satisfied() {
+			pending++
 		}
 	}
-	return n
+	if pending > 0 {
+		fmt.Fprintf(b, "  ....   %d node(s) ahead not met yet\n", pending)
+	}
 }

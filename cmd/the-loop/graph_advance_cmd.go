@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
@@ -9,8 +10,8 @@ import (
 
 // GraphAdvanceCmd is `the-loop graph advance`.
 type GraphAdvanceCmd struct {
-	Item   string `arg:"" help:"Work item id."`
-	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	Item string `arg:"" help:"Work item id."`
+	TextFormat
 	LoopFlags
 	RefFlag
 	EventFlags
@@ -33,18 +34,13 @@ func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if c.Format == "json" {
-		err = writeJSON(out.Stdout, step)
-	} else {
-		err = writeStep(out, c.Item, step)
-	}
-	if err != nil {
+	if err := c.write(out.Stdout, step, func(w io.Writer) error { return writeStep(w, c.Item, step) }); err != nil {
 		return err
 	}
 	return stepExit(step)
 }
 
-func writeStep(out *Output, item string, s *graph.Step) error {
+func writeStep(w io.Writer, item string, s *graph.Step) error {
 	line := fmt.Sprintf("%s: %s -> %s", item, s.Node, s.Status)
 	var notes []string
 	if s.Outcome != "" && s.Outcome != s.Status {
@@ -56,11 +52,11 @@ func writeStep(out *Output, item string, s *graph.Step) error {
 	if len(notes) > 0 {
 		line += " (" + strings.Join(notes, "; ") + ")"
 	}
-	if _, err := fmt.Fprintln(out.Stdout, line); err != nil {
+	if _, err := fmt.Fprintln(w, line); err != nil {
 		return err
 	}
 	for _, m := range s.Messages {
-		if _, err := fmt.Fprintf(out.Stdout, "  - %s\n", m); err != nil {
+		if _, err := fmt.Fprintf(w, "  - %s\n", m); err != nil {
 			return err
 		}
 	}

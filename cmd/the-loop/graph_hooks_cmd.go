@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
+
+	"github.com/the-loop/the-loop/policy"
 )
 
 // GraphHooksCmd is `the-loop graph hooks`.
 type GraphHooksCmd struct {
-	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	TextFormat
 }
 
 func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
@@ -19,9 +22,10 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if c.Format == "json" {
-		return writeJSON(out.Stdout, rep)
-	}
+	return c.write(out.Stdout, rep, func(w io.Writer) error { return writeHooks(w, rep) })
+}
+
+func writeHooks(w io.Writer, rep policy.HooksReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "shipped hooks (%d):\n", len(rep.Shipped))
 	for _, h := range rep.Shipped {
@@ -48,7 +52,7 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 			fmt.Fprintln(&b, "\nthis machine refuses repository hooks (routing.graph.repoHooks is false): none of them will run.")
 		}
 	}
-	_, err = fmt.Fprint(out.Stdout, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

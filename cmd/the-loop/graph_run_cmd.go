@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // GraphRunCmd is `the-loop graph run`.
@@ -10,7 +13,7 @@ type GraphRunCmd struct {
 	Item     string `arg:"" help:"Work item id."`
 	MaxNodes int    `help:"Safety bound on advances (at least 1)." default:"20"`
 	DryRun   bool   `help:"Report where a run would stop without writing, calling out or running anything."`
-	Format   string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	TextFormat
 	LoopFlags
 	RefFlag
 	EventFlags
@@ -28,32 +31,32 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if c.Format == "json" {
-		err = writeJSON(out.Stdout, rep)
-	} else {
-		var b strings.Builder
-		for _, s := range rep.Steps {
-			to := ""
-			if s.To != "" {
-				to = " -> " + s.To
-			}
-			fmt.Fprintf(&b, "  %s: %s%s\n", s.Node, s.Status, to)
-			for _, m := range s.Messages {
-				fmt.Fprintf(&b, "      - %s\n", m)
-			}
-		}
-		suffix := ""
-		if rep.DryRun {
-			suffix = " (dry run: nothing written)"
-		}
-		fmt.Fprintf(&b, "%s: stopped at %s (%s)%s\n", c.Item, rep.At, rep.Stopped, suffix)
-		_, err = fmt.Fprint(out.Stdout, b.String())
-	}
-	if err != nil {
+	if err := c.write(out.Stdout, rep, func(w io.Writer) error { return writeRun(w, c.Item, rep) }); err != nil {
 		return err
 	}
 	if rep.Stopped == "wait" || rep.Stopped == "terminal" {
 		return nil
 	}
 	return exitCode(1)
+}
+
+func writeRun(w io.Writer, item string, rep *graph.RunReport) error {
+	var b strings.Builder
+	for _, s := range rep.Steps {
+		to := ""
+		if s.To != "" {
+			to = " -> " + s.To
+		}
+		fmt.Fprintf(&b, "  %s: %s%s\n", s.Node, s.Status, to)
+		for _, m := range s.Messages {
+			fmt.Fprintf(&b, "      - %s\n", m)
+		}
+	}
+	suffix := ""
+	if rep.DryRun {
+		suffix = " (dry run: nothing written)"
+	}
+	fmt.Fprintf(&b, "%s: stopped at %s (%s)%s\n", item, rep.At, rep.Stopped, suffix)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

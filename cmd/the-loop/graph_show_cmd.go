@@ -14,8 +14,8 @@ import (
 
 // GraphShowCmd is `the-loop graph show`.
 type GraphShowCmd struct {
-	Loop   string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME"`
-	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	Loop string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME"`
+	TextFormat
 	LoopFlags
 }
 
@@ -35,10 +35,7 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if c.Format == "json" {
-		return writeJSON(out.Stdout, policy.DescribeGraph(gr))
-	}
-	return writeGraphText(out.Stdout, gr)
+	return c.write(out.Stdout, policy.DescribeGraph(gr), func(w io.Writer) error { return writeGraphText(w, gr) })
 }
 
 func writeGraphText(w io.Writer, gr *graph.Graph) error {

@@ -2,14 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // GraphStatusCmd is `the-loop graph status`.
 type GraphStatusCmd struct {
 	Item      string `arg:"" help:"Work item id."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	Format    string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	TextFormat
 	LoopFlags
 }
 
@@ -23,28 +26,28 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	r := reports[0]
-	if c.Format == "json" {
-		err = writeJSON(out.Stdout, r)
-	} else {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: at %s\n", r.WorkItem, r.CurrentNode)
-		if r.Parked != nil {
-			fmt.Fprintf(&b, "  parked since %v\n", r.Parked["since"])
-		}
-		reached, ahead := r.Reached()
-		for _, n := range reached {
-			writeNode(&b, n)
-		}
-		if pending := countUnsatisfied(ahead); pending > 0 {
-			fmt.Fprintf(&b, "  ....   %d node(s) ahead not met yet\n", pending)
-		}
-		_, err = fmt.Fprint(out.Stdout, b.String())
-	}
-	if err != nil {
+	if err := c.write(out.Stdout, r, func(w io.Writer) error { return writeStatus(w, r) }); err != nil {
 		return err
 	}
 	if !r.OK {
 		return exitCode(1)
 	}
 	return nil
+}
+
+// writeStatus lists every node up to the pointer, met or not, where check's
+// table lists only the unmet ones.
+func writeStatus(w io.Writer, r *graph.StatusReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: at %s\n", r.WorkItem, r.CurrentNode)
+	if r.Parked != nil {
+		fmt.Fprintf(&b, "  parked since %v\n", r.Parked["since"])
+	}
+	reached, ahead := r.Reached()
+	for _, n := range reached {
+		writeNode(&b, n)
+	}
+	writeAhead(&b, ahead)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/the-loop/the-loop/policy"
@@ -11,7 +12,7 @@ import (
 type InitCmd struct {
 	GitHub string `name:"github" help:"The repository tickets are filed in, OWNER/NAME (default: the origin remote's, when it is on GitHub)." placeholder:"OWNER/NAME"`
 	DryRun bool   `help:"Say what would be done, and write nothing."`
-	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
+	TextFormat
 }
 
 func (c *InitCmd) Help() string {
@@ -32,9 +33,10 @@ func (c *InitCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if c.Format == "json" {
-		return writeJSON(out.Stdout, rep)
-	}
+	return c.write(out.Stdout, rep, func(w io.Writer) error { return writeInit(w, rep) })
+}
+
+func writeInit(w io.Writer, rep *policy.InitReport) error {
 	var b strings.Builder
 	would := func(done, planned string) string {
 		if rep.DryRun {
@@ -61,6 +63,6 @@ func (c *InitCmd) Run(g *Globals, out *Output) error {
 	if rep.Outcome == policy.ScaffoldWritten && !rep.DryRun {
 		fmt.Fprintln(&b, "next: tailor the config (`the-loop config schema harness` lists every key), commit it, and create a work item folder under the spec directory")
 	}
-	_, err = fmt.Fprint(out.Stdout, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }

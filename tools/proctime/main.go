@@ -33,10 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	stats := make([]*series, len(cmds))
-	for i := range stats {
-		stats[i] = &series{}
-	}
+	stats := make([]series, len(cmds))
 	for range *n {
 		for i, argv := range cmds {
 			if err := stats[i].run(argv); err != nil {
@@ -125,7 +122,7 @@ func (s *series) warning() string {
 	return ""
 }
 
-func report(w io.Writer, cmds [][]string, stats []*series) {
+func report(w io.Writer, cmds [][]string, stats []series) {
 	base := median(stats[len(stats)-1].wall)
 	for i, s := range stats {
 		fmt.Fprintf(w, "%-40s wall %6.1f ms (min %6.1f)  cpu %6.1f ms  peak RSS %6.1f MB  %.2fx\n",
