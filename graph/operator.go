@@ -184,11 +184,25 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 }
 
 // RunReport is what Run did, step by step.
+// Why a run ended, besides a step's own status.
+const (
+	StoppedTerminal = "terminal"
+	StoppedLooping  = "looping"
+	StoppedMaxNodes = "max-nodes"
+)
+
+// Fails reports whether the run ended short of where it could go: it
+// waits at a human gate and ends at a terminal node alike without failing.
+func (r *RunReport) Fails() bool {
+	return r.Stopped != string(StatusWait) && r.Stopped != StoppedTerminal
+}
+
 type RunReport struct {
 	WorkItem string `json:"workItem"`
 	Steps    []Step `json:"steps"`
-	// Stopped says why the run ended: wait, block, escalated, terminal,
-	// looping or max-nodes.
+	// Stopped says why the run ended: wait, block, escalated
+	// (a step's status), or StoppedTerminal, StoppedLooping,
+	// StoppedMaxNodes.
 	Stopped string `json:"stopped"`
 	// At is the node the run stopped at.
 	At     string `json:"at"`
@@ -222,16 +236,16 @@ func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*Run
 			rep.Stopped = step.Status
 			return rep, nil
 		case step.To == "" && step.Terminal:
-			rep.Stopped = "terminal"
+			rep.Stopped = StoppedTerminal
 			return rep, nil
 		}
 		rep.At = step.To
 		if seen[step.Node]++; seen[step.Node] > 2 {
-			rep.Stopped = "looping"
+			rep.Stopped = StoppedLooping
 			return rep, nil
 		}
 	}
-	rep.Stopped = "max-nodes"
+	rep.Stopped = StoppedMaxNodes
 	return rep, nil
 }
 
@@ -264,7 +278,7 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event)
 		target, ok := rt.Graph.Next(cur, out.Outcome())
 		if !ok {
 			rep.Steps = append(rep.Steps, step)
-			rep.Stopped = "terminal"
+			rep.Stopped = StoppedTerminal
 			if !n.Terminal {
 				rep.Stopped = StatusEscalated
 				step.Messages = append(step.Messages, fmt.Sprintf("no declared edge from %s on outcome %q", cur, out.Outcome()))
@@ -277,10 +291,10 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event)
 		cur = step.To
 		rep.At = cur
 		if seen[step.Node]++; seen[step.Node] > 2 {
-			rep.Stopped = "looping"
+			rep.Stopped = StoppedLooping
 			return rep, nil
 		}
 	}
-	rep.Stopped = "max-nodes"
+	rep.Stopped = StoppedMaxNodes
 	return rep, nil
 }

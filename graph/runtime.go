@@ -578,6 +578,12 @@ func firstUnmet(nodes []NodeReport, fallback string) string {
 }
 
 // Step is what one advance did.
+// Fails reports whether the step leaves the item worse than it found
+// it: anything but a pass or a wait at a human gate.
+func (s *Step) Fails() bool {
+	return s.Status != string(StatusPass) && s.Status != string(StatusWait)
+}
+
 type Step struct {
 	// Node is the node whose exit chain was evaluated.
 	Node string `json:"node"`

@@ -213,6 +213,15 @@ type Selector struct {
 	Ref string
 }
 
+// Loop is the shipped loop the selector walks before any state says
+// otherwise: the pull-request loop for a PR, else the work-item loop.
+func (s Selector) Loop() string {
+	if s.PR > 0 {
+		return graph.PRLoop
+	}
+	return graph.WorkItemLoop
+}
+
 // Runtime builds the runtime for item. The outer loop is the one the item's
 // state records when that is a known outer-path loop (the state file is
 // agent-written, so nothing else may select a graph), else the work-item
@@ -237,9 +246,8 @@ func (e *Engine) runtime(item string, sel Selector, emit bool) (*graph.Runtime, 
 	}
 	rt.Ref = sel.Ref
 	rt.Changed = e.changed
-	name := graph.WorkItemLoop
+	name := sel.Loop()
 	if sel.PR > 0 {
-		name = graph.PRLoop
 		rt.StateSubpath = innerLoopDir(sel.PR, sel.PRRepo)
 		rt.PRRef = graph.RefFor(cmp.Or(sel.PRRepo, rt.Settings.OriginRepo), sel.PR)
 	} else if l := e.recordedLoop(item); l != "" {

@@ -19,9 +19,9 @@ type CheckCmd struct {
 }
 
 func (c *CheckCmd) Help() string {
-	return `check is pure: it reads the repository and writes nothing, runs no
-subprocess and calls out to nothing, so it is safe on a read-only checkout and
-as a CI gate. Human gates read "wait" because no reply is handed to them.
+	return `check is pure: it reads the repository and writes nothing, calls out to
+nothing and runs no subprocess (but one read-only git diff when --base is
+given), so it is safe on a read-only checkout and as a CI gate. Human gates read "wait" because no reply is handed to them.
 
 Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.`
 }

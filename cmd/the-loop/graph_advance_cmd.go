@@ -18,7 +18,8 @@ type GraphAdvanceCmd struct {
 }
 
 func (c *GraphAdvanceCmd) Help() string {
-	return `Enters the loop's start node first when the item has not begun. A human
+	return `An item that has not begun is evaluated at the loop's start node, without
+entering it (entering is the ingress's job). A human
 gate classifies only the comments handed to it with --comment/--author or
 --event-file, and only those by authorized users.
 
@@ -64,8 +65,8 @@ func writeStep(w io.Writer, item string, s *graph.Step) error {
 }
 
 func stepExit(s *graph.Step) error {
-	if s.Status == string(graph.StatusPass) || s.Status == string(graph.StatusWait) {
-		return nil
+	if s.Fails() {
+		return exitCode(1)
 	}
-	return exitCode(1)
+	return nil
 }

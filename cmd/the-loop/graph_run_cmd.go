@@ -34,10 +34,10 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if err := c.write(out.Stdout, rep, func(w io.Writer) error { return writeRun(w, c.Item, rep) }); err != nil {
 		return err
 	}
-	if rep.Stopped == "wait" || rep.Stopped == "terminal" {
-		return nil
+	if rep.Fails() {
+		return exitCode(1)
 	}
-	return exitCode(1)
+	return nil
 }
 
 func writeRun(w io.Writer, item string, rep *graph.RunReport) error {

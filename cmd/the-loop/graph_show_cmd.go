@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,18 +21,11 @@ type GraphShowCmd struct {
 }
 
 func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
-	e, err := g.open(out)
+	e, sel, err := g.engine(out, c.LoopFlags, "")
 	if err != nil {
 		return err
 	}
-	name := c.Loop
-	switch {
-	case name == "" && c.PR > 0:
-		name = graph.PRLoop
-	case name == "":
-		name = graph.WorkItemLoop
-	}
-	gr, err := e.Graph(name)
+	gr, err := e.Graph(cmp.Or(c.Loop, sel.Loop()))
 	if err != nil {
 		return err
 	}
