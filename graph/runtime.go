@@ -146,6 +146,10 @@ var (
 	githubName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
+// IsGitHubName reports whether s is a GitHub owner or repository name in
+// the charset this tool accepts: no quote, no newline, no colon, no slash.
+func IsGitHubName(s string) bool { return githubName.MatchString(s) }
+
 // contained refuses a work item folder that is a symlink leading out of the
 // spec directory: the verbs write beside the artifacts, and must never
 // write outside the repository.
@@ -179,7 +183,7 @@ func DeriveRef(id, originRepo string) string {
 // RefFor builds github:owner/repo#number, or "" when it cannot.
 func RefFor(repoSlug string, number int) string {
 	owner, repo, ok := strings.Cut(strings.TrimSpace(repoSlug), "/")
-	if !ok || !githubName.MatchString(owner) || !githubName.MatchString(repo) || number <= 0 {
+	if !ok || !IsGitHubName(owner) || !IsGitHubName(repo) || number <= 0 {
 		return ""
 	}
 	return fmt.Sprintf("github:%s/%s#%d", owner, repo, number)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/starlark"
 )
 
 // HooksKey is where a repository declares its own hooks.
@@ -138,8 +139,8 @@ func (d Declaration) module(hc *HarnessConfig, i int, v any) (ModuleRef, error) 
 			return ref, d.fail(hc, tokens, key+".path", "%q %v", p, err)
 		}
 	default:
-		if !dottedName(mod) {
-			return ref, d.fail(hc, tokens, key+".module", "%q is not a dotted module name; want words joined by dots, e.g. acme.compliance", mod)
+		if !starlark.IsModuleName(mod) {
+			return ref, d.fail(hc, tokens, key+".module", "%q is not a dotted module name; want identifiers joined by dots, e.g. acme.compliance", mod)
 		}
 	}
 	return ref, nil
@@ -161,17 +162,6 @@ func checkModulePath(p string) error {
 		return fmt.Errorf("is not a .star file")
 	}
 	return nil
-}
-
-// dottedName reports whether s is words joined by dots, each word passing
-// ValidGitHubName.
-func dottedName(s string) bool {
-	for part := range strings.SplitSeq(s, ".") {
-		if !ValidGitHubName(part) {
-			return false
-		}
-	}
-	return true
 }
 
 func (d Declaration) attachment(hc *HarnessConfig, i int, v any) (AttachRef, error) {

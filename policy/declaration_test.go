@@ -79,6 +79,8 @@ func TestEveryMalformedDeclarationIsAConfigError(t *testing.T) {
 		{"a python module", "graph:\n  hooks:\n    modules:\n      - path: .the-loop/hooks/rules.py\n", 4, "port it to a .star file"},
 		{"not star", "graph:\n  hooks:\n    modules:\n      - path: rules.txt\n", 4, "is not a .star file"},
 		{"bad dotted name", "graph:\n  hooks:\n    modules:\n      - module: acme..compliance\n", 4, "not a dotted module name"},
+		// What the loader would refuse is refused here, at its line.
+		{"a module name the loader refuses", "graph:\n  hooks:\n    modules:\n      - module: acme-rules.v2\n", 4, "not a dotted module name"},
 		{"attach without hook", "graph:\n  hooks:\n    modules: [{path: a.star}]\n    attach:\n      - {node: design}\n", 5, ""},
 		{"attach a shipped name", "graph:\n  hooks:\n    modules: [{path: a.star}]\n    attach:\n      - {hook: validate-artifacts, node: design}\n", 5, ""},
 		{"bad boundary", "graph:\n  hooks:\n    modules: [{path: a.star}]\n    attach:\n      - {hook: x-a, node: design, boundary: middle}\n", 5, ""},

@@ -41,12 +41,10 @@ const provenance = "# yaml-language-server: $schema=" + SchemaURL + `
 # overwrites this file once it exists.
 `
 
-// githubNamePattern is GitHub's owner and repository charset: no quote, no
-// newline, no colon, so a name that passes cannot extend or re-key YAML.
-var githubNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-// ValidGitHubName reports whether s may be written into ticketing.github.
-func ValidGitHubName(s string) bool { return githubNamePattern.MatchString(s) }
+// ValidGitHubName reports whether s may be written into ticketing.github:
+// graph.IsGitHubName's charset has no quote, newline or colon, so a name
+// that passes cannot extend or re-key YAML.
+func ValidGitHubName(s string) bool { return graph.IsGitHubName(s) }
 
 // Scaffold adopts root with the built-in default harness config: it writes
 // .the-loop/harness-config.yaml when no harness config exists under either

@@ -31,6 +31,10 @@ var hookName = regexp.MustCompile(`^x-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // dottedName is a module: name, a.b.c.
 var dottedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
+// IsModuleName reports whether s is a module: name Load accepts:
+// identifiers joined by dots, found on the hook path as a/b.star.
+func IsModuleName(s string) bool { return dottedName.MatchString(s) }
+
 // fileOptions is the dialect: starlark-go's strict defaults (no while, no
 // recursion, no reassigned globals, no if or for at the top level) plus
 // set.
@@ -198,7 +202,7 @@ func (l *loader) resolveModule(m Module) (*source, error) {
 		}
 		return src, nil
 	}
-	if !dottedName.MatchString(m.Dotted) {
+	if !IsModuleName(m.Dotted) {
 		return nil, declError(m, "module %q: want a dotted name of identifiers, like acme.compliance", m.Dotted)
 	}
 	rel := strings.ReplaceAll(m.Dotted, ".", "/") + ".star"
