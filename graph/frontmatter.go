@@ -255,10 +255,3 @@ func frontMatterKey(v any) string {
 	}
 	return fmt.Sprint(v)
 }
-
-// ReadFrontMatter is the front matter of the file at path, empty when the
-// file cannot be read or has none.
-func ReadFrontMatter(path string) map[string]any {
-	fm, _, _ := (*Files)(nil).FrontMatter(path)
-	return fm
-}
