@@ -1,0 +1,35 @@
+// Package repo is one checkout, confined: the directory tree a verb judges,
+// and the only way the rest of the-loop opens, reads, lists, stats, locks
+// or writes a file in it.
+//
+// In CI the checkout is the change under review, so every byte of it is an
+// attacker's: a link pointing out of the tree, a FIFO where a state file
+// should be, a sparse file of gigabytes, a folder name holding a path. A
+// [Checkout] answers all of them the same way, in one place:
+//
+//   - Paths are repository-relative and slash-separated. An absolute path,
+//     a ".." that leaves the root, and a symbolic link whose target lies
+//     outside it are refused with [ErrOutside]. A link that stays inside is
+//     followed.
+//   - A read is of a regular file only ([ErrNotRegular] otherwise), opened
+//     without blocking (a FIFO cannot hang it) and bounded: a file over the
+//     caller's limit is refused by its size before a byte is read
+//     ([*TooLargeError]).
+//   - Writes are atomic (a synced temporary file beside the target, then a
+//     rename) and never go through a link; [Checkout.CleanTemps] removes what
+//     a killed writer left behind.
+//
+// Errors are *fs.PathError values naming the repository-relative path, so
+// a message says which file without saying where the checkout lives on the
+// machine.
+//
+// On Linux reads resolve with openat2(RESOLVE_BENEATH) on a descriptor of the
+// root: the kernel refuses an escape in the same call that opens the file,
+// so a tree changed underneath cannot race the check. Elsewhere, or where a
+// seccomp filter refuses openat2, the same rules hold through [os.Root].
+//
+// To open the repository a verb runs in, use [Find] then [Open]; to address
+// a work item, [Checkout.WithSpecDir] then [Checkout.Item]. A Checkout is
+// immutable and safe for concurrent use. This package imports nothing else
+// of the-loop's.
+package repo

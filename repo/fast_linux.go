@@ -1,0 +1,110 @@
+//go:build linux
+
+package repo
+
+import (
+	"io/fs"
+	"os"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// beneath opens paths relative to a descriptor on the checkout's root with
+// openat2: RESOLVE_BENEATH makes the kernel refuse, in the same call that
+// opens the file, any path that would leave the root (a "..", an absolute
+// link, a relative link climbing out) while following links that stay
+// inside; RESOLVE_NO_MAGICLINKS refuses /proc's. Nothing is checked
+// beforehand, so nothing can be swapped in between a check and the open.
+type beneath struct {
+	f  *os.File // owns fd; closed when the last Checkout sharing it goes
+	fd int
+}
+
+const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
+
+// haveOpenat2 probes once per process whether the kernel, and any seccomp
+// filter in front of it, lets us call openat2 at all.
+var haveOpenat2 = sync.OnceValue(func() bool {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveBeneath}
+	fd, err := unix.Openat2(unix.AT_FDCWD, ".", &how)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+})
+
+// openBeneath returns the fast path for root, or nil where openat2 is
+// unavailable and the portable path must serve.
+func openBeneath(root string) *beneath {
+	if !haveOpenat2() {
+		return nil
+	}
+	fd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return &beneath{f: os.NewFile(uintptr(fd), root), fd: fd}
+}
+
+func (b *beneath) close() {
+	if b != nil {
+		b.f.Close()
+	}
+}
+
+// open opens the cleaned repository path rel; noLinks refuses every
+// symbolic link on the way (a walk that never follows one).
+func (b *beneath) open(rel string, flags int, noLinks bool) (int, error) {
+	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath}
+	if noLinks {
+		how.Resolve |= unix.RESOLVE_NO_SYMLINKS
+	}
+	for {
+		fd, err := unix.Openat2(b.fd, rel, &how)
+		runtime.KeepAlive(b.f)
+		switch {
+		case err == nil:
+			return fd, nil
+		case err == unix.EINTR:
+			// Only an interrupted call is retried: a file lease's EAGAIN
+			// does not clear by retrying.
+			continue
+		case err == unix.EXDEV:
+			return -1, ErrOutside
+		case noLinks && err == unix.ELOOP:
+			return -1, errLink
+		}
+		return -1, err
+	}
+}
+
+// read reads the regular file at rel.
+func (b *beneath) read(rel string, limit int64, alloc func(int64) []byte) ([]byte, error) {
+	fd, err := b.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, false)
+	if err != nil {
+		return nil, err
+	}
+	return readFD(fd, limit, alloc)
+}
+
+// stat describes rel; follow decides whether a final link is followed
+// (inside the root only) or described itself.
+func (b *beneath) stat(rel string, follow bool) (fs.FileInfo, error) {
+	flags := unix.O_PATH
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := b.open(rel, flags, false)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	return newFileStat(rel, &st), nil
+}

@@ -1,0 +1,107 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// WithSpecDir returns a copy of the checkout whose spec root, the directory
+// holding one folder per work item, is rel. The directory need not exist;
+// if it does, it must resolve inside the checkout.
+func (c *Checkout) WithSpecDir(rel string) (*Checkout, error) {
+	p, err := Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
+		return nil, err
+	}
+	cp := *c
+	cp.specRel = p
+	return &cp, nil
+}
+
+// SpecDir is the spec root, repository-relative ("docs/specs").
+func (c *Checkout) SpecDir() string { return c.specRel }
+
+// ValidID reports whether id can name a work item: one path element, not
+// "." or "..", with no separator or NUL in it.
+func ValidID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
+}
+
+// Item is a work item whose id and folder have been checked: the folder is
+// a directory inside the checkout.
+type Item struct {
+	// ID is the spec folder's name.
+	ID string
+	// Dir is the spec folder, repository-relative and slash-separated.
+	Dir string
+}
+
+// ItemError is a work item that cannot be addressed.
+type ItemError struct {
+	ID  string
+	Dir string // repository-relative; "" when the id itself is refused
+	Err error
+}
+
+func (e *ItemError) Error() string {
+	switch {
+	case e.Dir == "":
+		return fmt.Sprintf("work item id %q: want the name of a folder in the spec directory, not a path", e.ID)
+	case errors.Is(e.Err, fs.ErrNotExist):
+		return fmt.Sprintf("work item %q: no spec folder at %s", e.ID, e.Dir)
+	case errors.Is(e.Err, ErrOutside):
+		return fmt.Sprintf("work item %q: its folder %s leads outside the checkout; a work item must live inside the repository", e.ID, e.Dir)
+	}
+	return fmt.Sprintf("work item %q: %s: %v", e.ID, e.Dir, e.Err)
+}
+
+func (e *ItemError) Unwrap() error { return e.Err }
+
+// ItemDir is where the work item id's folder is, without looking.
+func (c *Checkout) ItemDir(id string) string { return path.Join(c.specRel, id) }
+
+// Item checks id and its folder once: the id names one folder in the spec
+// root, and that folder is a directory inside the checkout.
+func (c *Checkout) Item(id string) (Item, error) {
+	if !ValidID(id) {
+		return Item{}, &ItemError{ID: id}
+	}
+	it := Item{ID: id, Dir: c.ItemDir(id)}
+	fi, err := c.Stat(it.Dir)
+	switch {
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, errNotDir) {
+			err = fs.ErrNotExist
+		}
+		return it, &ItemError{ID: id, Dir: it.Dir, Err: err}
+	case !fi.IsDir():
+		return it, &ItemError{ID: id, Dir: it.Dir, Err: errors.New("not a directory")}
+	}
+	return it, nil
+}
+
+// Items lists the work items: the spec root's subdirectories, sorted. A
+// missing spec root is an error wrapping fs.ErrNotExist.
+func (c *Checkout) Items() ([]string, error) {
+	entries, err := c.ReadDir(c.specRel)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Kind == KindDir {
+			out = append(out, e.Name)
+		}
+	}
+	return out, nil
+}

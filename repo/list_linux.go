@@ -1,0 +1,81 @@
+//go:build linux
+
+package repo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// direntBufs are getdents buffers, one per listing goroutine at a time.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// list reads the directory's raw records.
+func (b *beneath) list(rel string, visit func(string, Kind)) (int, error) {
+	fd, err := b.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, true)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	count := 0
+	for {
+		n, err := unix.Getdents(fd, buf)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return count, err
+		case n <= 0:
+			return count, nil
+		}
+		// Each record: inode (8 bytes), offset (8), length (2), type (1),
+		// then the name, NUL-terminated and padded.
+		for off := 0; off+19 <= n; {
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+			if reclen < 19 || off+reclen > n {
+				return count, unix.EIO
+			}
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			off += reclen
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if len(name) == 0 || string(name) == "." || string(name) == ".." {
+				continue
+			}
+			count++
+			s := unsafe.String(&name[0], len(name))
+			visit(s, direntKind(fd, s, typ))
+		}
+	}
+}
+
+func direntKind(dirfd int, name string, typ byte) Kind {
+	switch typ {
+	case unix.DT_DIR:
+		return KindDir
+	case unix.DT_REG:
+		return KindRegular
+	case unix.DT_UNKNOWN:
+		// Some file systems do not say; ask, without following a link.
+		var st unix.Stat_t
+		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return KindOther
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			return KindDir
+		case unix.S_IFREG:
+			return KindRegular
+		}
+	}
+	return KindOther
+}

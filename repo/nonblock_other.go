@@ -1,0 +1,11 @@
+//go:build !unix
+
+package repo
+
+import "errors"
+
+const openNonblock = 0
+
+var errNotDir = errors.New("not a directory")
+
+const openNoFollow = 0

@@ -1,0 +1,15 @@
+//go:build unix
+
+package repo
+
+import "syscall"
+
+// openNonblock keeps an open of a FIFO from waiting for a writer, and of
+// a terminal from becoming the controlling one.
+const openNonblock = syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// errNotDir is a path through something that is not a directory.
+var errNotDir error = syscall.ENOTDIR
+
+// openNoFollow refuses a final symbolic link.
+const openNoFollow = syscall.O_NOFOLLOW

@@ -1,0 +1,147 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+
+	"github.com/gofrs/flock"
+)
+
+// MkdirAll creates the directory rel and any parents it lacks, inside the
+// checkout.
+func (c *Checkout) MkdirAll(rel string) error {
+	p, err := Clean(rel)
+	if err != nil {
+		return err
+	}
+	if err := c.dir.MkdirAll(p, 0o755); err != nil {
+		return pathErr("mkdir", rel, c.outside(err))
+	}
+	return nil
+}
+
+// WriteFile replaces the file at rel with data, atomically: a temporary
+// file beside it is written, synced and renamed over it, and the directory
+// synced, so a crash leaves the old file or the new one and never a torn
+// one. A link at rel is replaced, never written through; the directory is
+// created when missing.
+func (c *Checkout) WriteFile(rel string, data []byte, perm fs.FileMode) (err error) {
+	p, err := Clean(rel)
+	if err != nil {
+		return err
+	}
+	if p == "." {
+		return &fs.PathError{Op: "write", Path: rel, Err: ErrNotRegular}
+	}
+	dir := path.Dir(p)
+	if err := c.dir.MkdirAll(dir, 0o755); err != nil {
+		return pathErr("write", rel, c.outside(err))
+	}
+	f, tmp, err := c.createTemp(dir, path.Base(p))
+	if err != nil {
+		return pathErr("write", rel, c.outside(err))
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			c.dir.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return pathErr("write", rel, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return pathErr("write", rel, err)
+	}
+	if err = f.Sync(); err != nil {
+		return pathErr("sync", rel, err)
+	}
+	if err = f.Close(); err != nil {
+		return pathErr("write", rel, err)
+	}
+	if err = c.dir.Rename(tmp, p); err != nil {
+		return pathErr("replace", rel, c.outside(err))
+	}
+	if d, derr := c.dir.Open(dir); derr == nil {
+		d.Sync() // makes the rename durable; best effort where unsupported
+		d.Close()
+	}
+	return nil
+}
+
+// tempPattern is the name of a temporary file WriteFile makes: the target's
+// name between a dot and a number, as os.CreateTemp would name it.
+var tempPattern = regexp.MustCompile(`^\..+\.[0-9]+\.tmp$`)
+
+func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
+	for range 100 {
+		tmp := path.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := c.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|openNoFollow, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, tmp, err
+	}
+	return nil, "", fmt.Errorf("no free temporary name beside %s", base)
+}
+
+// CleanTemps removes the temporary files a writer killed mid-write left in
+// the directory rel, and returns their names. Call it only while holding
+// the lock every writer of that directory takes, so that no live writer's
+// file is among them.
+func (c *Checkout) CleanTemps(rel string) ([]string, error) {
+	p, err := Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := c.ReadDir(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		if e.Kind != KindRegular || !tempPattern.MatchString(e.Name) {
+			continue
+		}
+		if err := c.dir.Remove(path.Join(p, e.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, pathErr("remove", path.Join(p, e.Name), err)
+		}
+		removed = append(removed, e.Name)
+	}
+	return removed, nil
+}
+
+// Lock is an advisory file lock on a file in the checkout, shared with
+// every process that locks the same file.
+type Lock struct{ f *flock.Flock }
+
+// Locker returns the lock on the file rel, creating its directory. The
+// directory is reached through the checkout's confinement and the file is
+// never opened through a link, so a committed link where the lock file
+// should be cannot make the-loop create or open a file elsewhere.
+func (c *Checkout) Locker(rel string) (*Lock, error) {
+	p, err := Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.dir.MkdirAll(path.Dir(p), 0o755); err != nil {
+		return nil, pathErr("lock", rel, c.outside(err))
+	}
+	f := flock.New(c.Abs(p), flock.SetFlag(os.O_CREATE|os.O_RDWR|openNoFollow|openNonblock), flock.SetPermissions(0o644))
+	return &Lock{f: f}, nil
+}
+
+// TryLock takes the lock if it is free, without waiting.
+func (l *Lock) TryLock() (bool, error) { return l.f.TryLock() }
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() error { return l.f.Unlock() }
