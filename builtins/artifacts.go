@@ -1,14 +1,16 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // Helpers shared by the content hooks (validate-artifacts, lint-artifacts,
@@ -23,8 +25,11 @@ import (
 // between present alternatives; that is each hook's policy.
 type artifactSlot struct {
 	Names      []string
-	Candidates []string // absolute paths, one per name
-	Present    []string // absolute paths
+	Candidates []string // repository-relative paths, one per name
+	Present    []string // repository-relative paths
+	// Outside are candidates that are links leading out of the checkout:
+	// never read, and reported by the gate rather than read as missing.
+	Outside []string
 }
 
 // label lists the accepted names for a message.
@@ -33,18 +38,22 @@ func (s artifactSlot) label() string { return strings.Join(s.Names, ", ") }
 // alternatives reports whether the slot accepts more than one name.
 func (s artifactSlot) alternatives() bool { return len(s.Names) > 1 }
 
-// resolveSlots resolves produces-style entries against specDir, one slot per
-// entry.
-func resolveSlots(entries []string, specDir string) []artifactSlot {
+// resolveSlots resolves produces-style entries against the work item's
+// folder, one slot per entry.
+func resolveSlots(ctx *graph.Context, entries []string) []artifactSlot {
 	slots := make([]artifactSlot, 0, len(entries))
 	for _, entry := range entries {
 		var slot artifactSlot
 		for _, name := range graph.ArtifactNames(entry) {
-			p := filepath.Join(specDir, filepath.FromSlash(name))
+			p := path.Join(ctx.WorkItem.Dir, name)
 			slot.Names = append(slot.Names, name)
 			slot.Candidates = append(slot.Candidates, p)
-			if isRegularFile(p) {
+			fi, err := ctx.Files.Stat(p)
+			switch {
+			case err == nil && fi.Mode().IsRegular():
 				slot.Present = append(slot.Present, p)
+			case errors.Is(err, repo.ErrOutside):
+				slot.Outside = append(slot.Outside, p)
 			}
 		}
 		slots = append(slots, slot)
@@ -87,43 +96,6 @@ func nodeProduces(ctx *graph.Context) []string {
 	return ctx.Node.Produces
 }
 
-func isRegularFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// relPath names abs for a message: repository-relative and slash-separated
-// when it lies inside the work item's spec folder or the repository, else
-// the absolute path.
-func relPath(ctx *graph.Context, abs string) string {
-	if ctx.WorkItem.SpecDir != "" && ctx.WorkItem.SpecDirRel != "" {
-		if rest, ok := pathWithin(ctx.WorkItem.SpecDir, abs); ok {
-			if rest == "." {
-				return ctx.WorkItem.SpecDirRel
-			}
-			return strings.TrimSuffix(ctx.WorkItem.SpecDirRel, "/") + "/" + rest
-		}
-	}
-	if ctx.Repo != "" {
-		if rest, ok := pathWithin(ctx.Repo, abs); ok {
-			return rest
-		}
-	}
-	return filepath.ToSlash(abs)
-}
-
-// pathWithin is p relative to root, slash-separated, when p lies inside root.
-func pathWithin(root, p string) (string, bool) {
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}
-
-// specDirPath names the spec folder itself for a message.
-func specDirPath(ctx *graph.Context) string { return relPath(ctx, ctx.WorkItem.SpecDir) }
-
 // pythonTruthy is Python truthiness for decoded values: the reference
 // implementation tests most parameters with a bare `if`.
 func pythonTruthy(v any) bool {
@@ -148,6 +120,15 @@ func pythonTruthy(v any) bool {
 		return len(x) > 0
 	}
 	return true
+}
+
+// writeArtifact replaces the file rel in the checkout atomically. A hook
+// handed no checkout writes nothing.
+func writeArtifact(ctx *graph.Context, rel string, data []byte, perm fs.FileMode) error {
+	if ctx.Checkout == nil {
+		return graph.ErrNoCheckout
+	}
+	return ctx.Checkout.WriteFile(rel, data, perm)
 }
 
 // findingAt is an error-severity message about path.

@@ -3,8 +3,7 @@ package builtins
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,29 +78,29 @@ type innerLoop struct {
 	current string
 }
 
-func innerLoops(specDir string) []innerLoop {
-	root := filepath.Join(specDir, prLoopsDir)
+func innerLoops(files *graph.Files, specDir string) []innerLoop {
+	root := path.Join(specDir, prLoopsDir)
 	// pr-<n>/graph-state.json, then <anything>/pr-<n>/graph-state.json.
-	var files []string
-	for _, top := range innerSubdirs(root) {
-		dir := filepath.Join(root, top)
+	var dirs []string
+	for _, top := range innerSubdirs(files, root) {
+		dir := path.Join(root, top)
 		if strings.HasPrefix(top, "pr-") {
-			files = append(files, innerStateFile(dir)...)
+			dirs = append(dirs, dir)
 		}
-		for _, sub := range innerSubdirs(dir) {
+		for _, sub := range innerSubdirs(files, dir) {
 			if strings.HasPrefix(sub, "pr-") {
-				files = append(files, innerStateFile(filepath.Join(dir, sub))...)
+				dirs = append(dirs, path.Join(dir, sub))
 			}
 		}
 	}
 	seen := map[innerLoop]bool{}
 	var out []innerLoop
-	for _, f := range files {
-		rel, err := filepath.Rel(root, filepath.Dir(f))
-		if err != nil {
+	for _, dir := range dirs {
+		state := path.Join(dir, graph.StateFile)
+		if _, err := files.Stat(state); err != nil {
 			continue
 		}
-		loop := innerLoop{label: filepath.ToSlash(rel), current: innerCurrentNode(f)}
+		loop := innerLoop{label: strings.TrimPrefix(dir, root+"/"), current: innerCurrentNode(files, state)}
 		if !seen[loop] {
 			seen[loop] = true
 			out = append(out, loop)
@@ -116,35 +115,27 @@ func innerLoops(specDir string) []innerLoop {
 	return out
 }
 
-// innerSubdirs lists the names of dir's subdirectories (symbolic links to
-// directories included), sorted; none when dir cannot be read.
-func innerSubdirs(dir string) []string {
-	entries, err := os.ReadDir(dir)
+// innerSubdirs lists the names of dir's subdirectories (links to
+// directories inside the checkout included), sorted; none when dir cannot
+// be read.
+func innerSubdirs(files *graph.Files, dir string) []string {
+	entries, err := files.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && fi.IsDir() {
-			out = append(out, e.Name())
+		if fi, err := files.Stat(path.Join(dir, e.Name)); err == nil && fi.IsDir() {
+			out = append(out, e.Name)
 		}
 	}
 	return out
 }
 
-// innerStateFile is dir's graph-state.json when it exists.
-func innerStateFile(dir string) []string {
-	p := filepath.Join(dir, "graph-state.json")
-	if _, err := os.Stat(p); err != nil {
-		return nil
-	}
-	return []string{p}
-}
-
 // innerCurrentNode is the state file's currentNode; "" for a file that
 // cannot be read or decoded, which therefore never counts as finished.
-func innerCurrentNode(path string) string {
-	data, err := os.ReadFile(path)
+func innerCurrentNode(files *graph.Files, rel string) string {
+	data, err := files.ReadFile(rel)
 	if err != nil {
 		return ""
 	}
@@ -162,7 +153,7 @@ func innerCurrentNode(path string) string {
 // declaredRepos is execution-log.md's front-matter repos: list, read through
 // the evaluation's files. Anything but a list is no declaration.
 func declaredRepos(files *graph.Files, specDir string) []string {
-	fm, _, _ := files.FrontMatter(filepath.Join(specDir, executionLog))
+	fm, _, _ := files.FrontMatter(path.Join(specDir, executionLog))
 	raw, ok := fm["repos"].([]any)
 	if !ok {
 		return nil
@@ -206,12 +197,12 @@ func reposWithoutLoop(declared []string, loops []innerLoop, origin string) (miss
 }
 
 func (awaitInnerLoops) Run(ctx *graph.Context) (graph.Result, error) {
-	specDir := ctx.WorkItem.SpecDir
-	loops := innerLoops(specDir)
+	specDir := ctx.WorkItem.Dir
+	loops := innerLoops(ctx.Files, specDir)
 	declared := declaredRepos(ctx.Files, specDir)
 	missing, originUnknown, err := reposWithoutLoop(declared, loops, ctx.Settings.OriginRepo)
 	if err != nil {
-		r := graph.Block(awaitInnerLoopsName, findingAt(relPath(ctx, filepath.Join(specDir, executionLog)),
+		r := graph.Block(awaitInnerLoopsName, findingAt(path.Join(specDir, executionLog),
 			"execution-log.md declares a repository the-loop cannot use (%v); repos: entries are <owner>/<repo>", err))
 		r.Data = map[string]any{"declared": declared}
 		return r, nil

@@ -45,12 +45,12 @@ func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Skip(enforcesBoundariesName, "no upstream artifact declared"), nil
 	}
 	var ups []string
-	for _, slot := range resolveSlots(slotEntries(upstream), ctx.WorkItem.SpecDir) {
+	for _, slot := range resolveSlots(ctx, slotEntries(upstream)) {
 		ups = append(ups, slot.Present...)
 	}
 	// Gate on what the node declares, read what is present: a declared but
 	// missing downstream leaves nothing to answer with, and blocks.
-	slots := resolveSlots(nodeProduces(ctx), ctx.WorkItem.SpecDir)
+	slots := resolveSlots(ctx, nodeProduces(ctx))
 	var downs []string
 	for _, slot := range slots {
 		downs = append(downs, slot.Present...)
@@ -65,11 +65,11 @@ func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Block(enforcesBoundariesName, failed...), nil
 	}
 
-	where := specDirPath(ctx)
+	where := ctx.WorkItem.Dir
 	if len(downs) > 0 {
-		where = relPath(ctx, downs[0])
+		where = downs[0]
 	} else if len(slots[0].Candidates) > 0 {
-		where = relPath(ctx, slots[0].Candidates[0])
+		where = slots[0].Candidates[0]
 	}
 	var missing []graph.Message
 	for _, marker := range sectionParam(ctx.Params["markers"]) {
@@ -92,7 +92,7 @@ func joinedBodies(ctx *graph.Context, paths []string) (string, []graph.Message) 
 	for _, p := range paths {
 		_, body, err := ctx.Files.FrontMatter(p)
 		if err != nil {
-			failed = append(failed, findingAt(relPath(ctx, p), "artifact could not be read: %v", err))
+			failed = append(failed, findingAt(p, "artifact could not be read: %v", err))
 			continue
 		}
 		bodies = append(bodies, body)

@@ -48,7 +48,7 @@ var backtickLabel = regexp.MustCompile("\\[\\s*\"[^\"\\n]*`")
 
 func (lintArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	var paths []string
-	for _, slot := range resolveSlots(nodeProduces(ctx), ctx.WorkItem.SpecDir) {
+	for _, slot := range resolveSlots(ctx, nodeProduces(ctx)) {
 		paths = append(paths, slot.Present...)
 	}
 	if len(paths) == 0 {
@@ -62,7 +62,7 @@ func (lintArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 
 	var findings []graph.Message
 	for _, p := range paths {
-		rel := relPath(ctx, p)
+		rel := p
 		text, err := ctx.Files.Text(p)
 		if err != nil {
 			findings = append(findings, findingAt(rel, "artifact could not be read: %v", err))

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
+	"slices"
 	"time"
 
 	"github.com/the-loop/the-loop/graph"
@@ -52,18 +52,18 @@ func (h logEntry) Run(ctx *graph.Context) (graph.Result, error) {
 	if ctx.ReadOnly {
 		return graph.Skip(name, readOnlyReason), nil
 	}
-	if ctx.WorkItem.SpecDir == "" {
+	if ctx.WorkItem.Dir == "" || ctx.Checkout == nil {
 		return graph.Skip(name, "no execution log for this work item"), nil
 	}
-	path := filepath.Join(ctx.WorkItem.SpecDir, executionLog)
-	info, err := os.Lstat(path)
+	rel := path.Join(ctx.WorkItem.Dir, executionLog)
+	info, err := ctx.Checkout.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return graph.Skip(name, "no execution log for this work item"), nil
 	case err != nil:
 		return degradedWith(name, err, map[string]any{"appended": false}), nil
 	case info.Mode()&fs.ModeSymlink != 0:
-		return degradedWith(name, fmt.Errorf("%s is a symbolic link; refusing to follow it", path), map[string]any{"appended": false}), nil
+		return degradedWith(name, fmt.Errorf("%s is a symbolic link; refusing to follow it", rel), map[string]any{"appended": false}), nil
 	case !info.Mode().IsRegular():
 		return graph.Skip(name, "no execution log for this work item"), nil
 	}
@@ -74,19 +74,19 @@ func (h logEntry) Run(ctx *graph.Context) (graph.Result, error) {
 	node, boundary := obNodeID(ctx), string(ctx.Boundary)
 	entry := fmt.Sprintf("\n### %s — %s %s\n\n- **Node:** %s\n- **Boundary:** %s\n",
 		now().Format(time.DateOnly), boundary, node, node, boundary)
-	if err := appendAtomically(path, info.Mode().Perm(), entry); err != nil {
-		obWarn(ctx, "could not append to the execution log", "path", path, "error", err)
+	if err := appendAtomically(ctx, rel, info.Mode().Perm(), entry); err != nil {
+		obWarn(ctx, "could not append to the execution log", "path", rel, "error", err)
 		return degradedWith(name, err, map[string]any{"appended": false}), nil
 	}
 	return graph.Pass(name, map[string]any{"appended": true}), nil
 }
 
-// appendAtomically replaces path with its current content plus text, through
-// graph.WriteFileAtomic.
-func appendAtomically(path string, perm fs.FileMode, text string) error {
-	old, err := os.ReadFile(path)
+// appendAtomically replaces rel with its current content plus text,
+// atomically (see repo.Checkout.WriteFile).
+func appendAtomically(ctx *graph.Context, rel string, perm fs.FileMode, text string) error {
+	old, err := ctx.Files.ReadFile(rel)
 	if err != nil {
 		return err
 	}
-	return graph.WriteFileAtomic(path, append(old, text...), perm)
+	return writeArtifact(ctx, rel, append(slices.Clip(old), text...), perm)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // obCall is one recorded integration call.
@@ -87,11 +88,21 @@ func obCtx(in graph.Integration, node *graph.Node, dir string) *graph.Context {
 	if node == nil {
 		node = &graph.Node{ID: "design", Phase: "design", Actor: graph.ActorAgent}
 	}
+	item := graph.WorkItem{Ref: "github:o/r#1", ID: "issue-1"}
+	var co *repo.Checkout
+	if dir != "" {
+		var err error
+		if co, err = repo.Open(dir); err != nil {
+			panic(err)
+		}
+		item.Dir = "."
+	}
 	return &graph.Context{
-		WorkItem:    graph.WorkItem{Ref: "github:o/r#1", ID: "issue-1", SpecDir: dir},
+		WorkItem:    item,
 		Node:        node,
 		Boundary:    graph.Entry,
-		Repo:        dir,
+		Checkout:    co,
+		Files:       graph.DirectFiles(co),
 		Params:      map[string]any{},
 		Decisions:   map[string]any{},
 		Settings:    graph.Settings{AuthorizedUsers: []string{"@owner"}},
@@ -118,7 +129,7 @@ func outboundCases(t *testing.T) []struct {
 	t.Helper()
 	withFile := func(name, content string) func(*graph.Context) {
 		return func(ctx *graph.Context) {
-			obWriteFile(t, ctx.WorkItem.SpecDir, name, content)
+			obWriteFile(t, itemDir(ctx), name, content)
 		}
 	}
 	return []struct {
@@ -133,7 +144,7 @@ func outboundCases(t *testing.T) []struct {
 		{"request-review", requestReview{}, nil},
 		{"publish-artifact", publishArtifact{}, func(ctx *graph.Context) {
 			ctx.Params["artifact"] = "contribution.md"
-			obWriteFile(t, ctx.WorkItem.SpecDir, "contribution.md", "## Goal\n")
+			obWriteFile(t, itemDir(ctx), "contribution.md", "## Goal\n")
 		}},
 		{"notify", notify{}, func(ctx *graph.Context) { ctx.Params["roles"] = []any{"approver"} }},
 		{"deliver-assignment", deliverAssignment{}, nil},
@@ -348,6 +359,10 @@ func TestRenderValueKeepsErrorMessagesShort(t *testing.T) {
 }
 
 // obWriteFile writes dir/name, creating directories.
+// itemDir is the host path of the context's work item folder, for a test
+// to lay out files in.
+func itemDir(ctx *graph.Context) string { return ctx.Checkout.Abs(ctx.WorkItem.Dir) }
+
 func obWriteFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)

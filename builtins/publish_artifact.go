@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 func init() { register("publish-artifact", publishArtifact{}) }
@@ -63,7 +64,7 @@ func (publishArtifact) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Skip(name, readOnlyReason), nil
 	}
 	failed := map[string]any{"posted": false, "artifact": artifact}
-	content, err := publishReadArtifact(ctx.WorkItem.SpecDir, artifact)
+	content, err := publishReadArtifact(ctx, artifact)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return graph.Skip(name, fmt.Sprintf("no %s for this work item", artifact)), nil
@@ -82,20 +83,13 @@ func (publishArtifact) Run(ctx *graph.Context) (graph.Result, error) {
 	return graph.Pass(name, map[string]any{"posted": true, "artifact": artifact}), nil
 }
 
-// publishReadArtifact reads name inside specDir without following any link out of
-// it. A name that is not a regular file reads as not existing.
-func publishReadArtifact(specDir, name string) ([]byte, error) {
-	root, err := os.OpenRoot(specDir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	info, err := root.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
+// publishReadArtifact reads the artifact name in the work item's folder,
+// through the checkout's confinement. A name that is not a regular file
+// reads as not existing.
+func publishReadArtifact(ctx *graph.Context, name string) ([]byte, error) {
+	data, err := ctx.Files.ReadFile(path.Join(ctx.WorkItem.Dir, filepath.ToSlash(name)))
+	if errors.Is(err, repo.ErrNotRegular) {
 		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	return root.ReadFile(name)
+	return data, err
 }

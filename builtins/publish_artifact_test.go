@@ -19,7 +19,7 @@ func publishCtx(t *testing.T, in graph.Integration, initialized bool) *graph.Con
 func TestPublishArtifactPostsTheFileInAnUnadoptedRepository(t *testing.T) {
 	fake := &obFake{}
 	ctx := publishCtx(t, fake, false)
-	obWriteFile(t, ctx.WorkItem.SpecDir, "contribution.md", "## Goal\n\nship it\n")
+	obWriteFile(t, itemDir(ctx), "contribution.md", "## Goal\n\nship it\n")
 	r, err := publishArtifact{}.Run(ctx)
 	if err != nil || r.Status != graph.StatusPass || r.Data["posted"] != true || r.Data["artifact"] != "contribution.md" {
 		t.Fatalf("got %s %v %v, want posted", r.Status, r.Data, err)
@@ -37,12 +37,12 @@ func TestPublishArtifactSkips(t *testing.T) {
 		prep        func(t *testing.T, ctx *graph.Context)
 	}{
 		{"an adopted repository carries the file", true, func(t *testing.T, ctx *graph.Context) {
-			obWriteFile(t, ctx.WorkItem.SpecDir, "contribution.md", "x")
+			obWriteFile(t, itemDir(ctx), "contribution.md", "x")
 		}},
 		{"a missing artifact publishes nothing and blocks nothing", false, nil},
 		{"no artifact named", false, func(t *testing.T, ctx *graph.Context) { delete(ctx.Params, "artifact") }},
 		{"a directory is not an artifact", false, func(t *testing.T, ctx *graph.Context) {
-			os.Mkdir(filepath.Join(ctx.WorkItem.SpecDir, "contribution.md"), 0o755)
+			os.Mkdir(filepath.Join(itemDir(ctx), "contribution.md"), 0o755)
 		}},
 	}
 	for _, tc := range cases {
@@ -67,7 +67,7 @@ func TestPublishArtifactNeverPublishesThroughALinkOutOfTheSpecFolder(t *testing.
 	fake := &obFake{}
 	ctx := publishCtx(t, fake, false)
 	secret := obWriteFile(t, t.TempDir(), "id_rsa", "PRIVATE KEY")
-	if err := os.Symlink(secret, filepath.Join(ctx.WorkItem.SpecDir, "contribution.md")); err != nil {
+	if err := os.Symlink(secret, filepath.Join(itemDir(ctx), "contribution.md")); err != nil {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
 	r, _ := publishArtifact{}.Run(ctx)

@@ -1,14 +1,16 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 const recordFeedbackName = "record-feedback"
@@ -80,22 +82,6 @@ func fbInsideSpecDir(name string) bool {
 	return clean != "." && clean != ".." && !strings.HasPrefix(clean, "../")
 }
 
-// fbResolvesInside reports whether dir, with symbolic links resolved, lies
-// inside root. The file itself may be a link: the rename replaces the link,
-// never what it points at, but a linked folder would move the write.
-func fbResolvesInside(root, dir string) bool {
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return false
-	}
-	d, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	_, ok := pathWithin(r, d)
-	return ok
-}
-
 func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	if ctx.ReadOnly {
 		return graph.Skip(recordFeedbackName, readOnlyReason), nil
@@ -107,11 +93,18 @@ func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	var present []string
 	for _, name := range graph.ArtifactNames(into) {
 		if !fbInsideSpecDir(name) {
-			r := graph.Block(recordFeedbackName, findingAt(specDirPath(ctx), "with.into %q is not a file inside the spec folder", name))
+			r := graph.Block(recordFeedbackName, findingAt(ctx.WorkItem.Dir, "with.into %q is not a file inside the spec folder", name))
 			r.Retriable = false
 			return r, nil
 		}
-		if p := filepath.Join(ctx.WorkItem.SpecDir, filepath.FromSlash(name)); isRegularFile(p) {
+		p := path.Join(ctx.WorkItem.Dir, name)
+		fi, err := ctx.Files.Stat(p)
+		switch {
+		case errors.Is(err, repo.ErrOutside):
+			r := graph.Block(recordFeedbackName, findingAt(p, "%s leads outside the checkout through a symbolic link; feedback is recorded only in a file inside it", name))
+			r.Retriable = false
+			return r, nil
+		case err == nil && fi.Mode().IsRegular():
 			present = append(present, p)
 		}
 	}
@@ -123,28 +116,23 @@ func (recordFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Skip(recordFeedbackName, "more than one of "+into+" exists; not choosing where to record"), nil
 	}
 	target := present[0]
-	if !fbResolvesInside(ctx.WorkItem.SpecDir, filepath.Dir(target)) {
-		r := graph.Block(recordFeedbackName, findingAt(relPath(ctx, target), "the folder of %s leads outside the spec folder through a symbolic link", into))
-		r.Retriable = false
-		return r, nil
-	}
 
 	outcome, comments := fbPriorReview(ctx.Results)
 	if len(comments) == 0 {
 		return graph.Skip(recordFeedbackName, "no feedback to record"), nil
 	}
 
-	text, err := (*graph.Files)(nil).Text(target)
+	text, err := ctx.Files.Text(target)
 	if err != nil {
-		return graph.Result{}, fmt.Errorf("read %s: %w", relPath(ctx, target), err)
+		return graph.Result{}, fmt.Errorf("read %s: %w", target, err)
 	}
 	text = fbAppendReview(text, now().UTC().Format("2006-01-02"), outcome, comments)
-	if err := fbWriteAtomic(target, []byte(text)); err != nil {
-		return graph.Result{}, fmt.Errorf("record feedback in %s: %w", relPath(ctx, target), err)
+	if err := fbWriteAtomic(ctx, target, []byte(text)); err != nil {
+		return graph.Result{}, fmt.Errorf("record feedback in %s: %w", target, err)
 	}
 	return graph.Pass(recordFeedbackName, map[string]any{
 		"recorded": len(comments),
-		"artifact": relPath(ctx, target),
+		"artifact": target,
 	}), nil
 }
 
@@ -217,13 +205,13 @@ func fbAppendReview(text, date, outcome string, comments []graph.Comment) string
 	return b.String()
 }
 
-// fbWriteAtomic replaces target with data through graph.WriteFileAtomic, so a
-// crash leaves either the old artifact or the new one, never a torn one. The
-// file's permission bits are kept.
-func fbWriteAtomic(target string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(target); err == nil {
+// fbWriteAtomic replaces target with data atomically (see
+// repo.Checkout.WriteFile), so a crash leaves either the old artifact or
+// the new one, never a torn one. The file's permission bits are kept.
+func fbWriteAtomic(ctx *graph.Context, target string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := ctx.Files.Stat(target); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	return graph.WriteFileAtomic(target, data, mode)
+	return writeArtifact(ctx, target, data, mode)
 }

@@ -28,7 +28,7 @@ func ctReviewed(t *testing.T, ctx *graph.Context, into string) graph.Result {
 
 func ctRead(t *testing.T, ctx *graph.Context, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(ctx.WorkItem.SpecDir, name))
+	b, err := os.ReadFile(filepath.Join(itemDir(ctx), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestRecordFeedbackReplacesTheFileAtomically(t *testing.T) {
 	ctFixClock(t)
 	ctx := ctGate(t, []string{"owner"}, "owner", "approved")
 	ctWrite(t, ctx, "design.md", "# D\n")
-	p := filepath.Join(ctx.WorkItem.SpecDir, "design.md")
+	p := filepath.Join(itemDir(ctx), "design.md")
 	if err := os.Chmod(p, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestRecordFeedbackReplacesTheFileAtomically(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, %v", fi.Mode(), err)
 	}
-	entries, _ := os.ReadDir(ctx.WorkItem.SpecDir)
+	entries, _ := os.ReadDir(itemDir(ctx))
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
@@ -194,7 +194,7 @@ func TestRecordFeedbackNeverWritesThroughALinkedFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "design.md"), []byte("# D\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(ctx.WorkItem.SpecDir, "notes")); err != nil {
+	if err := os.Symlink(outside, filepath.Join(itemDir(ctx), "notes")); err != nil {
 		t.Skip("symbolic links unavailable:", err)
 	}
 	r := ctReviewed(t, ctx, "notes/design.md")
@@ -204,17 +204,21 @@ func TestRecordFeedbackNeverWritesThroughALinkedFolder(t *testing.T) {
 	}
 }
 
-func TestRecordFeedbackReplacesALinkedFileRatherThanItsTarget(t *testing.T) {
+func TestRecordFeedbackRefusesAFileLinkedOutOfTheCheckout(t *testing.T) {
 	ctFixClock(t)
 	ctx := ctGate(t, []string{"owner"}, "owner", "approved")
 	outside := filepath.Join(t.TempDir(), "design.md")
 	if err := os.WriteFile(outside, []byte("# D\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(ctx.WorkItem.SpecDir, "design.md")); err != nil {
+	if err := os.Symlink(outside, filepath.Join(itemDir(ctx), "design.md")); err != nil {
 		t.Skip("symbolic links unavailable:", err)
 	}
-	ctWantStatus(t, ctReviewed(t, ctx, "design.md"), graph.StatusPass)
+	r := ctReviewed(t, ctx, "design.md")
+	ctWantStatus(t, r, graph.StatusBlock)
+	if !strings.Contains(ctTexts(r), "design.md leads outside the checkout") {
+		t.Errorf("the block does not say why: %s", ctTexts(r))
+	}
 	if b, _ := os.ReadFile(outside); string(b) != "# D\n" {
 		t.Errorf("the link's target was changed: %q", b)
 	}

@@ -84,13 +84,13 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Skip(validateArtifactsName, reason), nil
 	}
 
-	produced := resolveSlots(nodeProduces(ctx), ctx.WorkItem.SpecDir)
-	slots := append(slices.Clone(produced), resolveSlots(slotEntries(params["validates"]), ctx.WorkItem.SpecDir)...)
+	produced := resolveSlots(ctx, nodeProduces(ctx))
+	slots := append(slices.Clone(produced), resolveSlots(ctx, slotEntries(params["validates"]))...)
 	if len(slots) == 0 {
 		if slices.ContainsFunc(validateArtifactsChecks, func(k string) bool { return pythonTruthy(params[k]) }) {
 			// A graph-authoring fault: re-running the node cannot repair
 			// it, so the block is final rather than burning attempts.
-			r := graph.Block(validateArtifactsName, findingAt(specDirPath(ctx),
+			r := graph.Block(validateArtifactsName, findingAt(ctx.WorkItem.Dir,
 				"this node checks artifact content but names no artifact to read: declare produces: on the node or validates: on this hook entry"))
 			r.Retriable = false
 			return r, nil
@@ -113,17 +113,21 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	var paths []string
 	plannedAbsences := 0
 	for _, slot := range slots {
+		for _, p := range slot.Outside {
+			findings = append(findings, findingAt(p, "leads outside the checkout through a symbolic link; an artifact must be a file inside the repository"))
+		}
 		switch {
+		case len(slot.Outside) > 0:
 		case len(slot.Present) == 0 && plannedAbsence(ctx, slot):
 			plannedAbsences++
 		case len(slot.Present) == 0 && slot.alternatives():
-			findings = append(findings, findingAt(specDirPath(ctx), "required artifact is missing — write one of: %s", slot.label()))
+			findings = append(findings, findingAt(ctx.WorkItem.Dir, "required artifact is missing — write one of: %s", slot.label()))
 		case len(slot.Present) == 0 && len(slot.Candidates) == 1:
-			findings = append(findings, findingAt(relPath(ctx, slot.Candidates[0]), "required artifact is missing"))
+			findings = append(findings, findingAt(slot.Candidates[0], "required artifact is missing"))
 		case len(slot.Present) == 0:
-			findings = append(findings, findingAt(specDirPath(ctx), "a produces entry names no artifact"))
+			findings = append(findings, findingAt(ctx.WorkItem.Dir, "a produces entry names no artifact"))
 		case len(slot.Present) > 1:
-			findings = append(findings, findingAt(specDirPath(ctx),
+			findings = append(findings, findingAt(ctx.WorkItem.Dir,
 				"%d artifacts present where one is expected — keep one of: %s", len(slot.Present), slot.label()))
 		default:
 			paths = append(paths, slot.Present[0])
@@ -142,7 +146,7 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 	rel := make([]string, len(paths))
 	for i, p := range paths {
-		rel[i] = relPath(ctx, p)
+		rel[i] = p
 	}
 	return graph.Pass(validateArtifactsName, map[string]any{"artifacts": rel}), nil
 }
@@ -163,7 +167,7 @@ func dormantReason(ctx *graph.Context) string {
 	if !pythonTruthy(declared) {
 		return ""
 	}
-	slots := resolveSlots(slotEntries(declared), ctx.WorkItem.SpecDir)
+	slots := resolveSlots(ctx, slotEntries(declared))
 	if len(slots) == 0 {
 		return fmt.Sprintf("onlyWhenSkipped names no artifact: %s", pythonRepr(declared))
 	}
@@ -181,7 +185,7 @@ func dormantReason(ctx *graph.Context) string {
 // checkArtifactContent applies the content checks to one artifact.
 func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	params := ctx.Params
-	rel := relPath(ctx, path)
+	rel := path
 	front, body, err := ctx.Files.FrontMatter(path)
 	if err != nil {
 		return []graph.Message{findingAt(rel, "artifact could not be read: %v", err)}

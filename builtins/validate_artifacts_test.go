@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // ---- helpers shared by the content hook tests ------------------------------
@@ -18,21 +19,25 @@ const ctSpecRel = "docs/specs/issue-1"
 // node "design" producing produces.
 func ctCtx(t *testing.T, produces []string, params map[string]any) *graph.Context {
 	t.Helper()
-	repo := t.TempDir()
-	spec := filepath.Join(repo, filepath.FromSlash(ctSpecRel))
+	root := t.TempDir()
+	spec := filepath.Join(root, filepath.FromSlash(ctSpecRel))
 	if err := os.MkdirAll(spec, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if params == nil {
 		params = map[string]any{}
 	}
+	co, err := repo.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { co.Close() })
 	return &graph.Context{
-		WorkItem: graph.WorkItem{
-			Ref: "github:o/r#1", ID: "issue-1", SpecDir: spec, SpecDirRel: ctSpecRel,
-		},
+		WorkItem:         graph.WorkItem{Ref: "github:o/r#1", ID: "issue-1", Dir: ctSpecRel},
 		Node:             &graph.Node{ID: "design", Produces: produces},
 		Boundary:         graph.Exit,
-		Repo:             repo,
+		Checkout:         co,
+		Files:            graph.DirectFiles(co),
 		Params:           params,
 		SkippedArtifacts: map[string]bool{},
 		Decisions:        map[string]any{},
@@ -44,7 +49,7 @@ func ctCtx(t *testing.T, produces []string, params map[string]any) *graph.Contex
 func ctFixture(t *testing.T, name string, produces []string, params map[string]any) *graph.Context {
 	t.Helper()
 	ctx := ctCtx(t, produces, params)
-	if err := os.CopyFS(ctx.WorkItem.SpecDir, os.DirFS(filepath.Join("testdata", "content", name))); err != nil {
+	if err := os.CopyFS(itemDir(ctx), os.DirFS(filepath.Join("testdata", "content", name))); err != nil {
 		t.Fatal(err)
 	}
 	return ctx
@@ -53,7 +58,7 @@ func ctFixture(t *testing.T, name string, produces []string, params map[string]a
 // ctWrite writes a file into the context's spec folder.
 func ctWrite(t *testing.T, ctx *graph.Context, name, text string) {
 	t.Helper()
-	p := filepath.Join(ctx.WorkItem.SpecDir, filepath.FromSlash(name))
+	p := filepath.Join(itemDir(ctx), filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +385,7 @@ func TestValidateArtifactsBlocksWhenBothNamesArePresent(t *testing.T) {
 
 func TestValidateArtifactsTreatsADirectoryAsAbsent(t *testing.T) {
 	ctx := ctCtx(t, []string{"design.md"}, nil)
-	if err := os.Mkdir(filepath.Join(ctx.WorkItem.SpecDir, "design.md"), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(itemDir(ctx), "design.md"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ctWantStatus(t, ctRun(t, validateArtifacts{}, ctx), graph.StatusBlock)
@@ -582,5 +587,21 @@ func TestValidateArtifactsIsRegistered(t *testing.T) {
 		if _, ok := h.(graph.ParamChecker); !ok {
 			t.Errorf("%s does not check its parameters", name)
 		}
+	}
+}
+
+func TestValidateArtifactsNamesAnArtifactLinkedOutOfTheCheckoutAndReadsNothingThere(t *testing.T) {
+	ctx := ctCtx(t, []string{"design.md"}, map[string]any{"frontMatter": map[string]any{"status": "approved"}})
+	secret := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(secret, []byte("---\nstatus: hunter2\n---\n# secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(itemDir(ctx), "design.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := ctRun(t, validateArtifacts{}, ctx)
+	ctWantStatus(t, r, graph.StatusBlock)
+	if got := ctTexts(r); !strings.Contains(got, "leads outside the checkout") || strings.Contains(got, "hunter2") {
+		t.Errorf("messages = %s; want the link named and nothing of its target", got)
 	}
 }

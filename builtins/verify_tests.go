@@ -92,7 +92,10 @@ func (verifyTests) Run(ctx *graph.Context) (graph.Result, error) {
 	run, cancel := context.WithTimeout(context.Background(), time.Duration(limit*float64(time.Second)))
 	defer cancel()
 	cmd := exec.CommandContext(run, argv[0], argv[1:]...)
-	cmd.Dir = ctx.Repo
+	if ctx.Checkout == nil {
+		return graph.Result{}, graph.ErrNoCheckout
+	}
+	cmd.Dir = ctx.Checkout.Root()
 	cmd.WaitDelay = verifyWaitDelay
 	verifyIsolate(cmd)
 	var stdout, stderr verifyTail

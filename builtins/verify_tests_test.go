@@ -80,7 +80,7 @@ func TestVerifyTestsRunsInTheRepositoryRoot(t *testing.T) {
 	if r, _ := (verifyTests{}).Run(ctx); r.Status != graph.StatusBlock {
 		t.Fatalf("status = %s before the marker exists, want block", r.Status)
 	}
-	obWriteFile(t, ctx.Repo, "marker.txt", "")
+	obWriteFile(t, ctx.Checkout.Root(), "marker.txt", "")
 	if r, _ := (verifyTests{}).Run(ctx); r.Status != graph.StatusPass {
 		t.Fatalf("status = %s, want pass: the command did not run in the repository root", r.Status)
 	}
@@ -108,7 +108,7 @@ func TestVerifyTestsNeverRunsUnderCheck(t *testing.T) {
 	if r.Status != graph.StatusSkip || !strings.Contains(r.Render(), "tests are not run under check") {
 		t.Fatalf("got %s %q, want the check skip", r.Status, r.Render())
 	}
-	if snap := obSnapshotDir(t, ctx.Repo); snap != "" {
+	if snap := obSnapshotDir(t, ctx.Checkout.Root()); snap != "" {
 		t.Errorf("the command ran under check: %s", snap)
 	}
 }

@@ -45,6 +45,7 @@ var Catalog = []EventType{
 	{"graph.blocked", LevelInfo, "A hook blocked a node's exit chain; the pointer stays and the finding is recorded as lastBlock (work_item, node, hook)."},
 	{"graph.cleaned", LevelInfo, "A work item moved to its terminal cleanup node because its local resources are being released; no gate was bypassed (work_item, from, reason)."},
 	{"graph.completed", LevelInfo, "A work item reached a terminal node (work_item, node)."},
+	{"graph.entry_unmet", LevelWarning, "A node's entry chain did not pass (a hook blocked or waited); entry chains do not gate, so the item entered the node all the same (work_item, node, hook, status, messages)."},
 	{"graph.escalated", LevelWarning, "A node used up its attempts or repeated the same finding and stopped advancing until a human acts (work_item, node, attempts, repeated, hook)."},
 	{"graph.forced", LevelWarning, "An operator moved the pointer without a verdict; the skipped gates keep their real results (work_item, from, to, actor, reason)."},
 	{"graph.frozen", LevelInfo, "A work item's phase selection was fixed: which nodes it walks and which it skips (work_item)."},

@@ -160,6 +160,33 @@ func writeJSON(b *bytes.Buffer, v any) error {
 	return nil
 }
 
+// Sync makes every record appended so far durable: it flushes the file
+// (whichever descriptor wrote it) and its directory to the disk. A verb
+// that moves a work item syncs its events before it writes the state that
+// records the move.
+func (l *Log) Sync() error {
+	if l == nil || l.path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing written yet
+	}
+	if err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	serr := f.Sync()
+	cerr := f.Close()
+	if d, err := os.Open(filepath.Dir(l.path)); err == nil {
+		d.Sync() // the file's own creation; best effort where unsupported
+		d.Close()
+	}
+	if serr != nil {
+		return fmt.Errorf("event log %s: %w", l.path, serr)
+	}
+	return cerr
+}
+
 // append writes line with one write call on an O_APPEND descriptor.
 func (l *Log) append(line []byte) error {
 	open := func() (*os.File, error) {

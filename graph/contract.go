@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 // Status is what a hook decided about its node. Only these four exist; a hook
@@ -165,12 +167,11 @@ type WorkItem struct {
 	Ref string
 	// ID is the spec folder's name.
 	ID string
-	// SpecDir is the absolute path of the spec folder.
-	SpecDir string
-	// SpecDirRel is SpecDir relative to the repository root, slash-separated.
-	SpecDirRel string
-	Tags       []string
-	RiskTier   int
+	// Dir is the spec folder, repository-relative and slash-separated.
+	// Read and write under it through the Context's Files and Checkout.
+	Dir      string
+	Tags     []string
+	RiskTier int
 }
 
 // Comment is one inbound reply handed to a gate.
@@ -208,8 +209,9 @@ type Context struct {
 	WorkItem WorkItem
 	Node     *Node
 	Boundary Boundary
-	// Repo is the repository root (absolute).
-	Repo string
+	// Checkout is the repository, confined: hooks that write do it here,
+	// by repository-relative path.
+	Checkout *repo.Checkout
 	// Params is this chain entry's with: mapping (never nil).
 	Params map[string]any
 	// Results holds the results of the hooks earlier in this chain.
@@ -234,9 +236,9 @@ type Context struct {
 	// Changed lists the repository-relative paths changed against the
 	// base the caller named (check --base), sorted; nil when none was named.
 	Changed []string
-	// Files reads the work item's files; under a read-only evaluation it is
-	// a cache shared by every hook of the item. Hooks should read artifacts
-	// through it rather than from disk.
+	// Files reads the checkout's files by repository-relative path; under
+	// a read-only evaluation it is a cache shared by every hook of the
+	// item. Hooks read through it, never from disk.
 	Files *Files
 	// ReadOnly is set under check and status: a hook must not write a file,
 	// spawn a process or call out. Hooks that would skip instead.

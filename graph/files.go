@@ -2,24 +2,36 @@ package graph
 
 import (
 	"errors"
-	"os"
+	"io/fs"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
-// Files is a read-through cache of the files one evaluation reads. check
+// MaxArtifactBytes bounds one read of a work item's file (an artifact, a
+// state file): a spec document is kilobytes, and a checkout holding a
+// sparse file of gigabytes where one should be is refused by its size.
+const MaxArtifactBytes = 16 << 20
+
+// Files is how hooks read a work item's files: through the checkout's
+// confinement (see package repo), by repository-relative path, each read
+// bounded by MaxArtifactBytes.
+//
+// For a read-only evaluation it is also a read-through cache: check
 // evaluates every node of an item against the same artifacts, and several
 // hooks read the same file (execution-log.md gates half the loop), so each
-// file is read and its front matter parsed once per item. It also gives
-// every shipped hook of one evaluation the same view of its artifacts.
+// file is read and its front matter parsed once per item, and every hook
+// of one evaluation sees the same artifacts. A mutating chain reads afresh
+// (Direct), because a hook may write an artifact a later hook must see.
 //
-// A nil *Files reads straight from disk. The runtime only uses a cache for
-// read-only evaluations: a mutating chain may write an artifact that a later
-// hook must see. Files is safe for concurrent use.
+// A nil *Files reads nothing: every read fails, so a hook handed no
+// checkout fails closed. Files is safe for concurrent use.
 type Files struct {
+	co *repo.Checkout
 	mu sync.Mutex
-	m  map[string]*cachedFile
+	m  map[string]*cachedFile // nil: no cache
 }
 
 type cachedFile struct {
@@ -36,39 +48,83 @@ type cachedFile struct {
 	body   string
 }
 
-// NewFiles returns an empty cache.
-func NewFiles() *Files { return &Files{m: map[string]*cachedFile{}} }
+// NewFiles returns a caching reader of co, for one read-only evaluation.
+func NewFiles(co *repo.Checkout) *Files { return &Files{co: co, m: map[string]*cachedFile{}} }
 
-func (f *Files) get(path string) *cachedFile {
+// DirectFiles returns a reader of co that caches nothing, for a chain that
+// may write.
+func DirectFiles(co *repo.Checkout) *Files { return &Files{co: co} }
+
+// ErrNoCheckout is what a nil *Files answers every read with.
+var ErrNoCheckout = errors.New("no checkout to read from")
+
+// Checkout is the checkout read from; nil for a nil *Files.
+func (f *Files) Checkout() *repo.Checkout {
 	if f == nil {
-		data, err := os.ReadFile(path)
+		return nil
+	}
+	return f.co
+}
+
+// Cached reports whether reads are remembered: a read-only evaluation.
+func (f *Files) Cached() bool { return f != nil && f.m != nil }
+
+func (f *Files) get(rel string) *cachedFile {
+	if f == nil || f.co == nil {
+		return &cachedFile{err: ErrNoCheckout}
+	}
+	if f.m == nil {
+		data, err := f.co.ReadFile(rel, MaxArtifactBytes)
 		return &cachedFile{data: data, err: err}
 	}
 	// Read outside the lock, once per path: hooks reading on other cores
 	// must not wait behind a read of an unrelated file.
 	f.mu.Lock()
-	c, ok := f.m[path]
+	c, ok := f.m[rel]
 	if !ok {
 		c = &cachedFile{}
-		f.m[path] = c
+		f.m[rel] = c
 	}
 	f.mu.Unlock()
-	c.readOnce.Do(func() { c.data, c.err = os.ReadFile(path) })
+	c.readOnce.Do(func() { c.data, c.err = f.co.ReadFile(rel, MaxArtifactBytes) })
 	return c
 }
 
-// ReadFile returns path's contents. Callers must not modify the slice.
-func (f *Files) ReadFile(path string) ([]byte, error) {
-	c := f.get(path)
+// ReadFile returns the contents of the repository path rel. Callers must
+// not modify the slice.
+func (f *Files) ReadFile(rel string) ([]byte, error) {
+	c := f.get(rel)
 	return c.data, c.err
+}
+
+// Stat describes rel inside the checkout (links inside followed).
+func (f *Files) Stat(rel string) (fs.FileInfo, error) {
+	if f == nil || f.co == nil {
+		return nil, ErrNoCheckout
+	}
+	return f.co.Stat(rel)
+}
+
+// ReadDir lists the directory rel inside the checkout, sorted.
+func (f *Files) ReadDir(rel string) ([]repo.Entry, error) {
+	if f == nil || f.co == nil {
+		return nil, ErrNoCheckout
+	}
+	return f.co.ReadDir(rel)
+}
+
+// IsRegular reports whether rel is a regular file inside the checkout.
+func (f *Files) IsRegular(rel string) bool {
+	fi, err := f.Stat(rel)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // ErrNotText is why a binary or mis-encoded artifact cannot be read.
 var ErrNotText = errors.New("not valid UTF-8 text")
 
-// Text reads path as a text artifact the way the reference implementation
+// Text reads rel as a text artifact the way the reference implementation
 // does: UTF-8 only, with \r\n and a lone \r read as \n.
-func (f *Files) Text(path string) (string, error) { return f.get(path).asText() }
+func (f *Files) Text(rel string) (string, error) { return f.get(rel).asText() }
 
 func (c *cachedFile) asText() (string, error) {
 	c.textOnce.Do(func() {
@@ -88,10 +144,10 @@ func (c *cachedFile) asText() (string, error) {
 	return c.text, c.textErr
 }
 
-// FrontMatter returns path's front matter and body (see SplitFrontMatter),
+// FrontMatter returns rel's front matter and body (see SplitFrontMatter),
 // parsed once. Callers must not modify the map.
-func (f *Files) FrontMatter(path string) (map[string]any, string, error) {
-	c := f.get(path)
+func (f *Files) FrontMatter(rel string) (map[string]any, string, error) {
+	c := f.get(rel)
 	text, err := c.asText()
 	if err != nil {
 		return map[string]any{}, "", err

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 )
 
@@ -52,16 +51,11 @@ func testRegistry() fakeRegistry {
 		}),
 		"file-present": paramHook{allowed: []string{"path"}, HookFunc: func(ctx *Context) (Result, error) {
 			p, _ := ctx.Params["path"].(string)
-			if fileExists(ctx.WorkItem.SpecDir + "/" + p) {
+			if ctx.Files.IsRegular(ctx.WorkItem.Dir + "/" + p) {
 				return Pass("file-present", nil), nil
 			}
 			return Block("file-present", Message{Text: "missing " + p, Path: p, Severity: SeverityError}), nil
 		}},
 		"degraded": fixed(Degraded("degraded", ErrIntegrationUnavailable)),
 	}
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -30,13 +30,10 @@ type SkipDeclaration struct {
 // skip set, and its nodes must lie ahead of the pointer: a skip is a plan,
 // not an amnesty.
 func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string) (*SkipDeclaration, error) {
+	if err := CheckSkips(tokens, reason); err != nil {
+		return nil, err
+	}
 	reason = strings.TrimSpace(reason)
-	if reason == "" {
-		return nil, fmt.Errorf("skip: %w: an unexplained skip is refused", ErrReasonRequired)
-	}
-	if len(tokens) == 0 {
-		return nil, errors.New("skip: name at least one node or skip set")
-	}
 	item, err := rt.WorkItem(id)
 	if err != nil {
 		return nil, err
@@ -45,7 +42,8 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 	if actor == "" {
 		actor = "(shell)"
 	}
-	err = rt.lockedItem(item, func(item WorkItem, st *State) error {
+	err = rt.lockedItem(item, func(tx *txn) error {
+		st := tx.st
 		order, accepted, bad := rt.Graph.ExpandSkipTokens(tokens)
 		for _, t := range bad {
 			res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set; " + rt.skipVocabulary()})
@@ -64,24 +62,36 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 			}
 			res.Declared = append(res.Declared, node)
 		}
+		for _, r := range res.Rejected {
+			tx.emit("graph.skips_rejected", "warning", map[string]any{"work_item": item.Ref, "token": r.Token, "via": "cli", "why": r.Why})
+		}
 		if len(res.Declared) == 0 {
 			return nil
 		}
-		return rt.save(item, st)
+		tx.emit("graph.skips_declared", "info", map[string]any{"work_item": item.Ref, "via": "cli", "actor": actor, "reason": reason, "nodes": res.Declared})
+		return tx.commit()
 	})
 	if err != nil {
 		return nil, err
 	}
 	if len(res.Declared) > 0 {
-		rt.emit("graph.skips_declared", "info", map[string]any{"work_item": item.Ref, "via": "cli", "actor": actor, "reason": reason, "nodes": res.Declared})
 		if w := rt.announce(item, fmt.Sprintf("declared skips: %s by %s. Reason: %s. These are declarations, not verdicts.", strings.Join(res.Declared, ", "), actor, reason)); w != "" {
 			res.Warnings = append(res.Warnings, w)
 		}
 	}
-	for _, r := range res.Rejected {
-		rt.emit("graph.skips_rejected", "warning", map[string]any{"work_item": item.Ref, "token": r.Token, "via": "cli", "why": r.Why})
-	}
 	return res, nil
+}
+
+// CheckSkips refuses a skip declaration that cannot be made at all,
+// before anything is read or written.
+func CheckSkips(tokens []string, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("skip: %w: an unexplained skip is refused", ErrReasonRequired)
+	}
+	if len(tokens) == 0 {
+		return errors.New("skip: name at least one node or skip set")
+	}
+	return nil
 }
 
 // skipVocabulary lists what may be declared skipped, for a rejection.
@@ -126,14 +136,11 @@ type Forcing struct {
 // real verdict, so check --recompute still reports it. It warns when the
 // move is off the declared edges or bypasses a required node.
 func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
-	reason = strings.TrimSpace(reason)
-	if reason == "" {
-		return nil, fmt.Errorf("force: %w: an unexplained override is refused", ErrReasonRequired)
-	}
-	target, err := rt.Graph.Node(to)
-	if err != nil {
+	if err := rt.CheckForce(to, reason); err != nil {
 		return nil, err
 	}
+	reason = strings.TrimSpace(reason)
+	target, _ := rt.Graph.Node(to)
 	item, err := rt.WorkItem(id)
 	if err != nil {
 		return nil, err
@@ -142,7 +149,8 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 		actor = "(shell)"
 	}
 	res := &Forcing{WorkItem: item.Ref, ToNode: to, Reason: reason, Warnings: []string{}}
-	err = rt.lockedItem(item, func(item WorkItem, st *State) error {
+	err = rt.lockedItem(item, func(tx *txn) error {
+		st := tx.st
 		from := cmp.Or(st.CurrentNode, rt.Graph.Start)
 		fromNode, err := rt.Graph.Node(from)
 		if err != nil {
@@ -171,16 +179,26 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 			"at": Timestamp(rt.now()), "warnings": warnings})
 		st.enter(to, rt.now())
 		st.Record(to).Forced = true
-		return rt.save(item, st)
+		tx.emit("graph.forced", "warning", map[string]any{"work_item": item.Ref, "from": res.FromNode, "to": to, "actor": actor, "reason": reason})
+		return tx.commit()
 	})
 	if err != nil {
 		return nil, err
 	}
-	rt.emit("graph.forced", "warning", map[string]any{"work_item": item.Ref, "from": res.FromNode, "to": to, "actor": actor, "reason": reason})
 	if w := rt.announce(item, fmt.Sprintf("forced transition %s -> %s by %s. Reason: %s. This moved the pointer only; the bypassed gate keeps its real verdict.", res.FromNode, to, actor, reason)); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil
+}
+
+// CheckForce refuses a force that cannot be made at all (no reason, a
+// node the loop does not have), before anything is read or written.
+func (rt *Runtime) CheckForce(to, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("force: %w: an unexplained override is refused", ErrReasonRequired)
+	}
+	_, err := rt.Graph.Node(to)
+	return err
 }
 
 // RunReport is what Run did, step by step.
@@ -250,7 +268,8 @@ func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*Run
 }
 
 func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event) (*RunReport, error) {
-	item, st, err := rt.load(id)
+	files := NewFiles(rt.Checkout)
+	item, st, err := rt.load(id, files)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +279,6 @@ func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event)
 		cur = rt.skipRoute(rt.Graph.Start, skips, nil)
 	}
 	seen := map[string]int{}
-	files := NewFiles()
 	for range maxNodes {
 		n, err := rt.Graph.Node(cur)
 		if err != nil {

@@ -1,26 +1,30 @@
 package graph
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // Emitter receives the runtime's events. *eventlog.Log satisfies it; the
 // runtime never fails a verb because an event could not be written.
 type Emitter interface {
 	Emit(event, level string, fields map[string]any) error
+}
+
+// Syncer is an Emitter that can make what it has written durable. The
+// runtime syncs a transition's events before it writes the state that
+// records the transition, so that no crash leaves a moved item without
+// its events. *eventlog.Log satisfies it.
+type Syncer interface {
+	Sync() error
 }
 
 type discardEmitter struct{}
@@ -32,10 +36,9 @@ func (discardEmitter) Emit(string, string, map[string]any) error { return nil }
 // changed afterwards; the verbs are safe to call from several goroutines and
 // several processes, because every write happens under the item's file lock.
 type Runtime struct {
-	// Repo is the repository root, absolute.
-	Repo string
-	// SpecRoot is the absolute directory holding spec folders.
-	SpecRoot string
+	// Checkout is the repository, confined, with its spec root set: every
+	// file the runtime and its hooks read or write goes through it.
+	Checkout *repo.Checkout
 	Graph    *Graph
 	Settings Settings
 	// Config is the harness config document, handed to hooks.
@@ -75,38 +78,32 @@ func (rt *Runtime) log() *slog.Logger {
 	return slog.Default()
 }
 
-func (rt *Runtime) emit(event, level string, fields map[string]any) {
-	em := rt.Events
-	if em == nil {
-		em = discardEmitter{}
+func (rt *Runtime) emitter() Emitter {
+	if rt.Events == nil {
+		return discardEmitter{}
 	}
-	if err := em.Emit(event, level, fields); err != nil {
+	return rt.Events
+}
+
+func (rt *Runtime) emit(event, level string, fields map[string]any) {
+	if err := rt.emitter().Emit(event, level, fields); err != nil {
 		rt.log().Warn("could not write event", "event", event, "err", err)
 	}
 }
 
-// validID keeps an item id one path element inside the spec root.
-func validID(id string) bool {
-	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
+// WorkItem describes id: its spec folder, its ref and the tags and risk
+// tier its phase-1 or design front matter declares. The folder must exist
+// as a directory inside the checkout.
+func (rt *Runtime) WorkItem(id string) (WorkItem, error) {
+	return rt.workItem(id, DirectFiles(rt.Checkout))
 }
 
-// WorkItem describes id: its spec folder, its ref and the tags and risk tier
-// its phase-1 or design front matter declares.
-func (rt *Runtime) WorkItem(id string) (WorkItem, error) { return rt.workItem(id, nil) }
-
 func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
-	if !validID(id) {
-		return WorkItem{}, fmt.Errorf("work item id %q: want the name of a folder in the spec directory, not a path", id)
-	}
-	dir := filepath.Join(rt.SpecRoot, id)
-	if err := rt.contained(dir); err != nil {
-		return WorkItem{}, err
-	}
-	rel, err := filepath.Rel(rt.Repo, dir)
+	it, err := rt.Checkout.Item(id)
 	if err != nil {
-		rel = dir
+		return WorkItem{ID: id, Dir: it.Dir}, err
 	}
-	item := WorkItem{ID: id, SpecDir: dir, SpecDirRel: filepath.ToSlash(rel), RiskTier: 3}
+	item := WorkItem{ID: id, Dir: it.Dir, RiskTier: 3}
 	switch {
 	case rt.Ref != "":
 		item.Ref = rt.Ref
@@ -119,7 +116,7 @@ func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 		item.Ref = id
 	}
 	for _, name := range []string{"requirements.md", "bugfix.md", "design.md"} {
-		fm, _, err := files.FrontMatter(filepath.Join(dir, name))
+		fm, _, err := files.FrontMatter(path.Join(item.Dir, name))
 		if err != nil {
 			continue
 		}
@@ -150,24 +147,6 @@ var (
 // the charset this tool accepts: no quote, no newline, no colon, no slash.
 func IsGitHubName(s string) bool { return githubName.MatchString(s) }
 
-// contained refuses a work item folder that is a symlink leading out of the
-// spec directory: the verbs write beside the artifacts, and must never
-// write outside the repository.
-func (rt *Runtime) contained(dir string) error {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil // absent: nothing to follow, and load reports it
-	}
-	root, err := filepath.EvalSymlinks(rt.SpecRoot)
-	if err != nil {
-		root = rt.SpecRoot
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("work item %s: its folder resolves to %s, outside the spec directory; a work item must live inside the repository", filepath.Base(dir), real)
-	}
-	return nil
-}
-
 // DeriveRef builds github:owner/repo#N from an issue-N id and owner/repo, or
 // "" when either does not have GitHub's shape: no ref is the fail-closed
 // answer, a ref pointing somewhere else is not.
@@ -189,60 +168,38 @@ func RefFor(repoSlug string, number int) string {
 	return fmt.Sprintf("github:%s/%s#%d", owner, repo, number)
 }
 
-// StateDir is where item's state lives.
+// StateDir is where item's state lives, repository-relative.
 func (rt *Runtime) StateDir(item WorkItem) string {
-	if rt.StateSubpath != "" {
-		return filepath.Join(item.SpecDir, filepath.FromSlash(rt.StateSubpath))
+	return StateDirOf(item.Dir, rt.StateSubpath)
+}
+
+// StateDirOf is the state directory of the item folder dir for a loop
+// whose state lives at subpath below it ("" for the outer loop).
+func StateDirOf(dir, subpath string) string {
+	if subpath != "" {
+		return path.Join(dir, subpath)
 	}
-	return item.SpecDir
+	return dir
 }
 
-// Exists reports whether id has a spec folder.
-func (rt *Runtime) Exists(id string) bool {
-	fi, err := os.Stat(filepath.Join(rt.SpecRoot, id))
-	return err == nil && fi.IsDir()
-}
-
-func (rt *Runtime) load(id string) (WorkItem, *State, error) { return rt.loadWith(id, nil) }
-
-func (rt *Runtime) loadWith(id string, files *Files) (WorkItem, *State, error) {
+// load describes id and reads its state.
+func (rt *Runtime) load(id string, files *Files) (WorkItem, *State, error) {
 	item, err := rt.workItem(id, files)
 	if err != nil {
 		return item, nil, err
 	}
-	if !rt.Exists(id) {
-		return item, nil, fmt.Errorf("work item %q: no spec folder at %s", id, item.SpecDirRel)
-	}
-	st, err := rt.loadState(item)
+	st, err := LoadState(rt.Checkout, rt.StateDir(item), item.ID)
 	return item, st, err
 }
 
-// loadState reads item's graph state, naming its file relative to the
-// repository in a *StateError.
-func (rt *Runtime) loadState(item WorkItem) (*State, error) {
-	st, err := LoadState(rt.StateDir(item), item.ID)
-	var se *StateError
-	if errors.As(err, &se) {
-		se.Path = rt.rel(se.Path)
-	}
-	return st, err
-}
-
-// rel is path relative to the repository, for messages.
-func (rt *Runtime) rel(path string) string {
-	if r, err := filepath.Rel(rt.Repo, path); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
-	}
-	return path
-}
-
-func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, event *Event) *Context {
+func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
 	skips := rt.DeclaredSkips(st)
 	return &Context{
 		WorkItem:         item,
 		Node:             n,
 		Boundary:         b,
-		Repo:             rt.Repo,
+		Checkout:         rt.Checkout,
+		Files:            files,
 		Event:            event,
 		SkippedArtifacts: rt.skippedArtifacts(skips),
 		Decisions:        st.Decisions,
@@ -256,13 +213,18 @@ func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, event 
 	}
 }
 
+// actingContext is a context for a chain that may act: it reads afresh,
+// since a hook may write an artifact a later hook must see.
+func (rt *Runtime) actingContext(item WorkItem, n *Node, b Boundary, st *State, event *Event) *Context {
+	return rt.context(item, n, b, st, DirectFiles(rt.Checkout), event)
+}
+
 // pureContext is a context for a read-only evaluation (check, status, a dry
 // run): hooks must not write, spawn or call out, and every read of the
 // evaluation goes through files.
 func (rt *Runtime) pureContext(item WorkItem, n *Node, st *State, files *Files, event *Event) *Context {
-	c := rt.context(item, n, Exit, st, event)
+	c := rt.context(item, n, Exit, st, files, event)
 	c.ReadOnly = true
-	c.Files = files
 	return c
 }
 
@@ -273,23 +235,21 @@ func (rt *Runtime) integration() Integration {
 	return rt.Integration
 }
 
-// withLock runs fn holding item's state lock, or returns ErrBusy. An item
-// without a spec folder is an error, before anything is created: a mistyped
-// id must not become a work item.
+// withLock runs fn holding item's state lock, or returns ErrBusy. The item
+// was checked when it was described, so a mistyped id never gets this far
+// and never becomes a work item. Holding the lock, it first removes what a
+// writer killed mid-write left behind.
 func (rt *Runtime) withLock(item WorkItem, fn func() error) error {
-	if !rt.Exists(item.ID) {
-		return fmt.Errorf("work item %q: no spec folder at %s", item.ID, item.SpecDirRel)
-	}
 	dir := rt.StateDir(item)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("lock %s: %w", dir, err)
+	lock, err := rt.Checkout.Locker(path.Join(dir, LockFile))
+	if err != nil {
+		return fmt.Errorf("lock: %w", err)
 	}
-	lock := flock.New(filepath.Join(dir, LockFile))
 	deadline := rt.now().Add(rt.LockTimeout)
 	for {
 		ok, err := lock.TryLock()
 		if err != nil {
-			return fmt.Errorf("lock %s: %w", lock.Path(), err)
+			return fmt.Errorf("lock %s: %w", path.Join(dir, LockFile), err)
 		}
 		if ok {
 			break
@@ -300,7 +260,26 @@ func (rt *Runtime) withLock(item WorkItem, fn func() error) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	defer lock.Unlock()
+	rt.cleanTemps(item)
 	return fn()
+}
+
+// cleanTemps removes temporary files a killed writer left: the state's in
+// the state directory, and, for the outer loop, whose lock also serialises
+// the artifacts' writers, those of the artifacts beside it.
+func (rt *Runtime) cleanTemps(item WorkItem) {
+	removed, err := rt.Checkout.CleanTemps(rt.StateDir(item), StateFile)
+	if err == nil && rt.StateSubpath == "" {
+		var more []string
+		more, err = rt.Checkout.CleanTemps(item.Dir)
+		removed = append(removed, more...)
+	}
+	if err != nil {
+		rt.log().Warn("could not remove a killed writer's temporary files", "err", err)
+	}
+	for _, name := range removed {
+		rt.log().Info("removed a temporary file a killed writer left", "work_item", item.ID, "file", name)
+	}
 }
 
 // NotSelected is the provenance of an opt-in node nobody selected.
@@ -387,22 +366,22 @@ func SkipProvenance(decl map[string]any) string {
 // routeSkips walks declared-skipped nodes along their on: skipped edges,
 // recording each as skipped without running any of its hooks, and returns
 // the first node that is not skipped.
-func (rt *Runtime) routeSkips(st *State, item WorkItem, id string, skips map[string]map[string]any) string {
+func (rt *Runtime) routeSkips(tx *txn, id string, skips map[string]map[string]any) string {
 	return rt.skipRoute(id, skips, func(id string, decl map[string]any) {
 		now := Timestamp(rt.now())
-		rec := st.Record(id)
+		rec := tx.st.Record(id)
 		if rec.EnteredAt == "" {
 			rec.EnteredAt = now
 		}
 		rec.Outcome = OutcomeSkipped
 		rec.ExitedAt = now
-		fields := map[string]any{"work_item": item.Ref, "node": id}
+		fields := map[string]any{"work_item": tx.item.Ref, "node": id}
 		for k, v := range decl {
 			if v != nil && v != "" {
 				fields[k] = v
 			}
 		}
-		rt.emit("graph.node_skipped", "info", fields)
+		tx.emit("graph.node_skipped", "info", fields)
 	})
 }
 
@@ -429,499 +408,7 @@ func (rt *Runtime) skipRoute(id string, skips map[string]map[string]any, pass fu
 	}
 }
 
-// NodeReport is one node's verdict as check reports it. Its JSON keys are the
-// original tool's, so tooling built on that output keeps working.
-type NodeReport struct {
-	Node     string   `json:"node"`
-	Status   string   `json:"status"`
-	Outcome  string   `json:"outcome"`
-	Messages []string `json:"messages"`
-	Forced   bool     `json:"forced"`
-	Attempts int      `json:"attempts"`
-}
-
-// Satisfied is pass or skip.
-func (r NodeReport) Satisfied() bool {
-	return r.Status == string(StatusPass) || r.Status == string(StatusSkip)
-}
-
-// StatusReport is one work item's verdicts, in declaration order.
-type StatusReport struct {
-	WorkItem    string         `json:"workItem"`
-	CurrentNode string         `json:"currentNode"`
-	OK          bool           `json:"ok"`
-	Parked      map[string]any `json:"parked"`
-	Nodes       []NodeReport   `json:"nodes"`
-}
-
-// Reached splits the nodes at the pointer: those up to and including the
-// current node are findings, those after it are simply not done yet.
-func (s *StatusReport) Reached() (reached, ahead []NodeReport) {
-	for i, n := range s.Nodes {
-		if n.Node == s.CurrentNode {
-			return s.Nodes[:i+1], s.Nodes[i+1:]
-		}
-	}
-	return s.Nodes, nil
-}
-
-// What makes a report a failure (check --fail-on).
-const (
-	// FailOnUnmet fails on any unsatisfied node up to the pointer, a human
-	// wait included: what you want when asking where an item stands.
-	FailOnUnmet = "unmet"
-	// FailOnBlock fails only on a block, something an agent can fix: a pull
-	// request waiting on its reviewer is the normal state of an open one,
-	// and a gate that is red by construction is one people merge past.
-	FailOnBlock = "block"
-)
-
-// Fails applies a FailOn rule to the report.
-func (s *StatusReport) Fails(failOn string) bool {
-	if failOn == FailOnBlock {
-		return s.Blocked()
-	}
-	return !s.OK
-}
-
-// Blocked reports whether a node an agent can fix is blocked at or before
-// the pointer.
-func (s *StatusReport) Blocked() bool {
-	reached, _ := s.Reached()
-	for _, n := range reached {
-		if n.Status == string(StatusBlock) {
-			return true
-		}
-	}
-	return false
-}
-
-// Status evaluates every node's exit chain in declaration order, purely: no
-// write, no subprocess, no outbound call, no event. Human gates read wait,
-// because no inbound event is passed. recompute ignores the stored pointer
-// and derives it from the artifacts alone: stored state is a cache, never an
-// authority. Declared skips are honoured in both modes; a declaration the
-// graph refuses is honoured in neither and called out on its node.
-func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
-	files := NewFiles()
-	item, st, err := rt.loadWith(id, files)
-	if err != nil {
-		return nil, err
-	}
-	skips := rt.DeclaredSkips(st)
-	refused := rt.refusedSkips(st)
-	rep := &StatusReport{WorkItem: id, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
-	for _, n := range rt.Graph.Nodes {
-		rec := st.Nodes[n.ID]
-		attempts := 0
-		if rec != nil {
-			attempts = rec.Attempts
-		}
-		if decl, ok := skips[n.ID]; ok {
-			rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(StatusSkip), Outcome: OutcomeSkipped,
-				Messages: []string{SkipProvenance(decl)}, Attempts: attempts})
-			continue
-		}
-		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, nil))
-		msgs := renderMessages(out.Messages())
-		msgs = append(msgs, out.Warnings...)
-		if slices.Contains(refused, n.ID) {
-			msgs = append(msgs, "graph state declares a skip on this node, which is not skippable; the declaration is refused and has no effect")
-		}
-		rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(out.Status), Outcome: out.Outcome(),
-			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts})
-	}
-	rep.CurrentNode = st.CurrentNode
-	switch {
-	case recompute || rep.CurrentNode == "":
-		rep.CurrentNode = rt.Graph.Start
-	case !rt.Graph.Has(rep.CurrentNode):
-		return nil, rt.unknownCurrent(item, st)
-	}
-	if recompute {
-		rep.CurrentNode = firstUnmet(rep.Nodes, rep.CurrentNode)
-	} else {
-		rep.Parked = st.Parked
-	}
-	rep.OK = true
-	for _, n := range rep.Nodes {
-		if !n.Satisfied() {
-			rep.OK = false
-			break
-		}
-		if n.Node == rep.CurrentNode {
-			break
-		}
-	}
-	return rep, nil
-}
-
 func (rt *Runtime) unknownCurrent(item WorkItem, st *State) error {
-	return &StateError{Path: rt.rel(filepath.Join(rt.StateDir(item), StateFile)),
+	return &StateError{Path: path.Join(rt.StateDir(item), StateFile),
 		Msg: fmt.Sprintf("currentNode %q is not a node of %s; its nodes are: %s", st.CurrentNode, rt.Graph.Name, strings.Join(rt.Graph.NodeIDs(), ", "))}
-}
-
-// save writes st for item, recording the loop it walks the first time.
-func (rt *Runtime) save(item WorkItem, st *State) error {
-	if st.Loop == "" {
-		st.Loop = rt.Graph.Name
-	}
-	return st.Save(rt.StateDir(item))
-}
-
-func firstUnmet(nodes []NodeReport, fallback string) string {
-	for _, n := range nodes {
-		if !n.Satisfied() {
-			return n.Node
-		}
-	}
-	if len(nodes) > 0 {
-		return nodes[len(nodes)-1].Node
-	}
-	return fallback
-}
-
-// Step is what one advance did.
-// Fails reports whether the step leaves the item worse than it found
-// it: anything but a pass or a wait at a human gate.
-func (s *Step) Fails() bool {
-	return s.Status != string(StatusPass) && s.Status != string(StatusWait)
-}
-
-type Step struct {
-	// Node is the node whose exit chain was evaluated.
-	Node string `json:"node"`
-	// Status is pass, wait, block or escalated.
-	Status   string   `json:"status"`
-	Outcome  string   `json:"outcome"`
-	Messages []string `json:"messages"`
-	Attempts int      `json:"attempts"`
-	// To is the node entered, "" when the pointer did not move.
-	To string `json:"to,omitempty"`
-	// Terminal is set when the item is at a terminal node.
-	Terminal bool `json:"terminal,omitempty"`
-}
-
-// Statuses a Step reports beyond the hook statuses.
-const StatusEscalated = "escalated"
-
-// Start enters the start node (routing around declared skips) and runs its
-// entry chain. It is idempotent: an item that already has a pointer is left
-// untouched and Start returns nil.
-func (rt *Runtime) Start(id string) (*Step, error) {
-	var step *Step
-	err := rt.locked(id, func(item WorkItem, st *State) (err error) {
-		if st.CurrentNode == "" {
-			step, err = rt.startLocked(item, st)
-		}
-		return err
-	})
-	return step, err
-}
-
-// locked loads id's state under its lock and hands it to fn.
-func (rt *Runtime) locked(id string, fn func(item WorkItem, st *State) error) error {
-	item, err := rt.WorkItem(id)
-	if err != nil {
-		return err
-	}
-	return rt.lockedItem(item, fn)
-}
-
-// lockedItem is locked for a caller that already described the item.
-func (rt *Runtime) lockedItem(item WorkItem, fn func(item WorkItem, st *State) error) error {
-	return rt.withLock(item, func() error {
-		if !rt.Exists(item.ID) {
-			return fmt.Errorf("work item %q: no spec folder at %s", item.ID, item.SpecDirRel)
-		}
-		st, err := rt.loadState(item)
-		if err != nil {
-			return err
-		}
-		return fn(item, st)
-	})
-}
-
-func (rt *Runtime) startLocked(item WorkItem, st *State) (*Step, error) {
-	node := rt.routeSkips(st, item, rt.Graph.Start, rt.DeclaredSkips(st))
-	st.enter(node, rt.now())
-	// Persist before any side effect, so a crash mid-chain leaves the
-	// pointer where the side effects say it is.
-	if err := rt.save(item, st); err != nil {
-		return nil, err
-	}
-	n, _ := rt.Graph.Node(node)
-	entered := RunChain(n.Entry, rt.context(item, n, Entry, st, nil))
-	rt.emit("graph.started", "info", map[string]any{"work_item": item.Ref, "node": node})
-	step := &Step{Node: node, Status: string(StatusPass), Outcome: OutcomePass, Attempts: st.Record(node).Attempts, To: node}
-	rt.noteDegradations(step, item, node, entered)
-	return step, nil
-}
-
-// noteDegradations surfaces best-effort hooks that did not do their job: an
-// event each, and one warning per distinct cause, so a machine with no
-// integration reads one line rather than one per outbound hook.
-func (rt *Runtime) noteDegradations(step *Step, item WorkItem, node string, out ChainOutcome) {
-	var causes []string
-	hooks := map[string][]string{}
-	for _, d := range out.Degradations() {
-		rt.emit("graph.hook_degraded", "warning", map[string]any{"work_item": item.Ref, "node": node, "hook": d[0], "error": d[1]})
-		if _, seen := hooks[d[1]]; !seen {
-			causes = append(causes, d[1])
-		}
-		hooks[d[1]] = append(hooks[d[1]], d[0])
-	}
-	for _, c := range causes {
-		step.Messages = append(step.Messages, fmt.Sprintf("warning: %s did not complete: %s", strings.Join(hooks[c], ", "), c))
-	}
-}
-
-// Advance evaluates the current node's exit chain under the item's lock and
-// acts on it: wait parks, block records lastBlock and escalates after
-// maxAttempts or a repeated message, pass follows the edge for the outcome,
-// routing around declared skips, and runs the next node's entry chain.
-// event carries the inbound comments a human gate classifies.
-func (rt *Runtime) Advance(id string, event *Event) (*Step, error) {
-	var step *Step
-	err := rt.locked(id, func(item WorkItem, st *State) (err error) {
-		step, err = rt.advanceLocked(item, st, event)
-		return err
-	})
-	return step, err
-}
-
-func (rt *Runtime) advanceLocked(item WorkItem, st *State, event *Event) (*Step, error) {
-	skips := rt.DeclaredSkips(st)
-	id := st.CurrentNode
-	if id == "" {
-		id = rt.routeSkips(st, item, rt.Graph.Start, skips)
-	}
-	n, err := rt.Graph.Node(id)
-	if err != nil {
-		return nil, rt.unknownCurrent(item, st)
-	}
-	out := RunChain(n.Exit, rt.context(item, n, Exit, st, event))
-	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
-		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
-	for _, w := range out.Warnings {
-		step.Messages = append(step.Messages, "warning: "+w)
-	}
-	rt.noteDegradations(step, item, id, out)
-
-	switch out.Status {
-	case StatusWait:
-		reason := out.Render()
-		if reason == "" {
-			reason = "awaiting a human"
-		}
-		st.park(id, reason, rt.now())
-		if err := rt.save(item, st); err != nil {
-			return nil, err
-		}
-		rt.emit("graph.parked", "info", map[string]any{"work_item": item.Ref, "node": id})
-		return step, nil
-	case StatusBlock:
-		repeated := st.noteBlock(id, out.Render())
-		rec := st.Record(id)
-		if err := rt.save(item, st); err != nil {
-			return nil, err
-		}
-		if repeated || rec.Attempts >= n.MaxAttempts {
-			rt.emit("graph.escalated", "warning", map[string]any{"work_item": item.Ref, "node": id,
-				"attempts": rec.Attempts, "repeated": repeated, "hook": out.Blocking.Hook})
-			step.Status = StatusEscalated
-			switch {
-			case repeated:
-				step.Messages = append(step.Messages, "escalated for a human to look at: the same finding was reported twice in a row; the pointer has not moved, so fix it and advance again")
-			default:
-				step.Messages = append(step.Messages, fmt.Sprintf("escalated for a human to look at: %d attempts reached maxAttempts %d; the pointer has not moved", rec.Attempts, n.MaxAttempts))
-			}
-			return step, nil
-		}
-		rt.emit("graph.blocked", "info", map[string]any{"work_item": item.Ref, "node": id, "hook": out.Blocking.Hook})
-		return step, nil
-	}
-
-	if rt.recordSelection(st, item, out) {
-		skips = rt.DeclaredSkips(st)
-	}
-	st.exit(id, out.Outcome(), rt.now())
-	target, ok := rt.Graph.Next(id, out.Outcome())
-	if !ok {
-		if n.Terminal {
-			st.CurrentNode = id
-			if err := rt.save(item, st); err != nil {
-				return nil, err
-			}
-			rt.emit("graph.completed", "info", map[string]any{"work_item": item.Ref, "node": id})
-			return step, nil
-		}
-		msg := fmt.Sprintf("no declared edge from %s on outcome %q", id, out.Outcome())
-		st.park(id, msg, rt.now())
-		if err := rt.save(item, st); err != nil {
-			return nil, err
-		}
-		rt.emit("graph.no_edge", "warning", map[string]any{"work_item": item.Ref, "node": id, "outcome": out.Outcome()})
-		step.Status = StatusEscalated
-		step.Messages = append(step.Messages, msg)
-		return step, nil
-	}
-	target = rt.routeSkips(st, item, target, skips)
-	st.enter(target, rt.now())
-	if err := rt.save(item, st); err != nil {
-		return nil, err
-	}
-	next, _ := rt.Graph.Node(target)
-	if next.Actor == ActorHuman {
-		how := "new"
-		if next.Session == "inherit" {
-			how = "fresh-with-artifacts"
-			if alive, ok := st.Session["alive"].(bool); len(st.Session) > 0 && (!ok || alive) {
-				how = "inherited"
-			}
-		}
-		rt.emit("graph.gate_session", "info", map[string]any{"work_item": item.Ref, "node": target, "resolution": how})
-	}
-	entered := RunChain(next.Entry, rt.context(item, next, Entry, st, nil))
-	rt.emit("graph.advanced", "info", map[string]any{"work_item": item.Ref, "node": id, "to": target, "outcome": out.Outcome()})
-	step.To = target
-	step.Terminal = next.Terminal
-	step.Messages = append(step.Messages, "advanced to "+target)
-	rt.noteDegradations(step, item, target, entered)
-	return step, nil
-}
-
-// recordSelection writes what a passing gate decided: a durable decision
-// (and the frozen graph, surface, goal it carries), declared skips and
-// opt-ins, each only for nodes the graph permits and the pointer has not yet
-// reached. It reports whether the skip vocabulary changed.
-func (rt *Runtime) recordSelection(st *State, item WorkItem, out ChainOutcome) bool {
-	now := Timestamp(rt.now())
-	changed := false
-	for _, r := range out.Results {
-		marker, _ := r.Data["decision"].(string)
-		if marker == "" {
-			continue
-		}
-		rec := map[string]any{"at": now}
-		if frozen, ok := r.Data["frozenGraph"]; ok && frozen != nil {
-			rec["graph"] = frozen
-			rec["via"], _ = r.Data["selectionSource"].(string)
-		}
-		if s, _ := r.Data["surface"].(string); s != "" {
-			rec["surface"] = s
-			st.Surface = s
-		}
-		if s, _ := r.Data["sessionPerPr"].(string); s != "" {
-			rec["sessionPerPr"] = s
-		}
-		if g, ok := r.Data["goal"]; ok && g != nil {
-			rec["goal"] = g
-		}
-		if _, exists := st.Decisions[marker]; !exists {
-			st.Decisions[marker] = rec
-			st.noteKey("decisions", marker)
-		}
-		changed = true
-	}
-	pick := func(key string, target map[string]map[string]any, admit func(*Node) bool) []string {
-		var ids []string
-		for _, r := range out.Results {
-			decls, _ := r.Data[key].(map[string]any)
-			for _, id := range slices.Sorted(maps.Keys(decls)) {
-				n, ok := rt.Graph.byID[id]
-				if !ok || !admit(n) {
-					continue
-				}
-				if rec := st.Nodes[id]; rec != nil && rec.EnteredAt != "" {
-					continue
-				}
-				decl := map[string]any{}
-				if m, ok := decls[id].(map[string]any); ok {
-					maps.Copy(decl, m)
-				}
-				decl["at"] = now
-				if _, exists := target[id]; !exists {
-					target[id] = decl
-					st.noteKey(key, id)
-					ids = append(ids, id)
-				}
-			}
-		}
-		return ids
-	}
-	if ids := pick("declaredSkips", st.Skips, func(n *Node) bool { return n.Skippable }); len(ids) > 0 {
-		rt.emit("graph.skips_declared", "info", map[string]any{"work_item": item.Ref, "via": "selection", "nodes": ids})
-		changed = true
-	}
-	if ids := pick("optIns", st.OptIns, func(n *Node) bool { return n.OptIn }); len(ids) > 0 {
-		rt.emit("graph.opt_ins_selected", "info", map[string]any{"work_item": item.Ref, "via": "selection", "nodes": ids})
-		changed = true
-	}
-	return changed
-}
-
-// Completion answers a completion claim. Its JSON keys are the original's.
-type Completion struct {
-	Node        string   `json:"node"`
-	Status      string   `json:"status"`
-	Outcome     string   `json:"outcome"`
-	Moved       bool     `json:"moved"`
-	CurrentNode string   `json:"currentNode"`
-	Messages    []string `json:"messages"`
-	Reason      string   `json:"reason"`
-}
-
-// Complete is a completion claim: the caller says node's work is done (node
-// "" means the current one). The claim carries no verdict: it runs the
-// current node's exit chain, under the item's lock. A claim for a node the
-// pointer already left is a recorded no-op; one for a node ahead of it is
-// refused naming the current node; a held lock answers busy.
-func (rt *Runtime) Complete(id, node, actor string, event *Event) (*Completion, error) {
-	var res *Completion
-	err := rt.locked(id, func(item WorkItem, st *State) (err error) {
-		res, err = rt.completeLocked(item, st, node, actor, event)
-		return err
-	})
-	if errors.Is(err, ErrBusy) {
-		return &Completion{Node: node, Status: "busy", Messages: []string{"another the-loop process holds the graph-state lock"}, Reason: "busy"}, nil
-	}
-	return res, err
-}
-
-func (rt *Runtime) completeLocked(item WorkItem, st *State, node, actor string, event *Event) (*Completion, error) {
-	current := st.CurrentNode
-	if current == "" {
-		return &Completion{Node: node, Status: "refused", Reason: "not-started",
-			Messages: []string{"this work item has not entered the graph; nothing to complete (run `the-loop graph advance` first)"}}, nil
-	}
-	claimed := cmp.Or(node, current)
-	if claimed != current {
-		if !rt.Graph.Has(claimed) {
-			_, err := rt.Graph.Node(claimed)
-			return nil, err
-		}
-		past := rt.Graph.Index(claimed) < rt.Graph.Index(current)
-		c := &Completion{Node: claimed, Status: "refused", CurrentNode: current, Reason: "not-current",
-			Messages: []string{fmt.Sprintf("the current node is %q", current)}}
-		if past {
-			c.Status, c.Reason = "noop", "already-past"
-			c.Messages[0] += " and the claimed node is behind it"
-		}
-		return c, nil
-	}
-	if actor == "" {
-		actor = "cli"
-	}
-	st.Completions[claimed] = map[string]any{"at": Timestamp(rt.now()), "by": actor}
-	st.noteKey("completions", claimed)
-	if err := rt.save(item, st); err != nil {
-		return nil, err
-	}
-	step, err := rt.advanceLocked(item, st, event)
-	if err != nil {
-		return nil, err
-	}
-	return &Completion{Node: claimed, Status: step.Status, Outcome: step.Outcome, Moved: st.CurrentNode != current,
-		CurrentNode: st.CurrentNode, Messages: step.Messages}, nil
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 type recorder struct {
@@ -33,12 +36,16 @@ func (r *recorder) has(e string) bool {
 
 func newRuntime(t *testing.T) (*Runtime, *recorder) {
 	t.Helper()
-	repo := t.TempDir()
-	os.MkdirAll(filepath.Join(repo, "docs/specs/item"), 0o755)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "docs/specs/item"), 0o755)
+	co, err := checkoutOf(t, dir).WithSpecDir("docs/specs")
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec := &recorder{}
 	clock := time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC)
 	return &Runtime{
-		Repo: repo, SpecRoot: filepath.Join(repo, "docs/specs"), Graph: mustCompile(t, "testdata/mini.yaml"),
+		Checkout: co, Graph: mustCompile(t, "testdata/mini.yaml"),
 		Events: rec, Now: func() time.Time { return clock },
 	}, rec
 }
@@ -57,7 +64,7 @@ func TestAWorkItemWalksTheLoop(t *testing.T) {
 	if s, _ := rt.Advance("item", nil); s.Status != "wait" {
 		t.Fatalf("selection without a reply: got %s, want wait", s.Status)
 	}
-	st, _ := LoadState(filepath.Join(rt.SpecRoot, "item"), "item")
+	st, _ := LoadState(rt.Checkout, "docs/specs/item", "item")
 	if st.Parked == nil || st.Parked["node"] != "select" {
 		t.Errorf("a wait must park: %v", st.Parked)
 	}
@@ -68,7 +75,7 @@ func TestAWorkItemWalksTheLoop(t *testing.T) {
 	if s, _ := rt.Advance("item", nil); s.Status != "block" || !strings.Contains(strings.Join(s.Messages, ""), "missing draft.md") {
 		t.Fatalf("draft: got %+v", s)
 	}
-	os.WriteFile(filepath.Join(rt.SpecRoot, "item/draft.md"), []byte("# d\n"), 0o644)
+	os.WriteFile(rt.Checkout.Abs("docs/specs/item/draft.md"), []byte("# d\n"), 0o644)
 	if s, _ := rt.Advance("item", nil); s.To != "review" {
 		t.Fatalf("draft done: got %+v", s)
 	}
@@ -120,7 +127,7 @@ func TestStatusIsPureAndRecomputeIgnoresThePointer(t *testing.T) {
 	rt, rec := newRuntime(t)
 	rt.Force("item", "build", "jump", "me")
 	before := len(rec.events)
-	dir := filepath.Join(rt.SpecRoot, "item")
+	dir := rt.Checkout.Abs("docs/specs/item")
 	stateBefore, _ := os.ReadFile(filepath.Join(dir, StateFile))
 	rep, err := rt.Status("item", false)
 	if err != nil {
@@ -175,10 +182,9 @@ func TestDeclaredSkipsRouteAroundNodesAndAreReported(t *testing.T) {
 
 func TestAForgedSkipOnAProtectedGateIsRefused(t *testing.T) {
 	rt, _ := newRuntime(t)
-	dir := filepath.Join(rt.SpecRoot, "item")
 	st := NewState("item")
 	st.Skips["select"] = map[string]any{"via": "hand"}
-	st.Save(dir)
+	st.Save(rt.Checkout, "docs/specs/item")
 	rep, _ := rt.Status("item", false)
 	if rep.Nodes[0].Status != "wait" || !strings.Contains(strings.Join(rep.Nodes[0].Messages, " "), "refused") {
 		t.Errorf("got %+v", rep.Nodes[0])
@@ -198,7 +204,7 @@ func TestForceMovesThePointerWithoutForgingAVerdict(t *testing.T) {
 	if rep.Nodes[0].Status != "wait" {
 		t.Error("the bypassed gate lost its verdict")
 	}
-	st, _ := LoadState(filepath.Join(rt.SpecRoot, "item"), "item")
+	st, _ := LoadState(rt.Checkout, "docs/specs/item", "item")
 	if len(st.Forced) != 1 || st.Forced[0]["actor"] != "carol" || !st.Nodes["done"].Forced || !rec.has("graph.forced") {
 		t.Errorf("force not recorded: %+v", st.Forced)
 	}
@@ -232,7 +238,7 @@ func TestCompleteClaims(t *testing.T) {
 func TestAHeldLockAnswersBusy(t *testing.T) {
 	rt, _ := newRuntime(t)
 	rt.Start("item")
-	lock := flock.New(filepath.Join(rt.SpecRoot, "item", LockFile))
+	lock := flock.New(rt.Checkout.Abs("docs/specs/item/" + LockFile))
 	if ok, err := lock.TryLock(); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
@@ -252,7 +258,7 @@ func TestRunStopsAtWaitTerminalAndMaxNodes(t *testing.T) {
 	if err != nil || rep.Stopped != "block" || rep.At != "draft" {
 		t.Fatalf("got %+v, %v", rep, err)
 	}
-	os.WriteFile(filepath.Join(rt.SpecRoot, "item/draft.md"), []byte("x"), 0o644)
+	os.WriteFile(rt.Checkout.Abs("docs/specs/item/draft.md"), []byte("x"), 0o644)
 	rep, _ = rt.Run("item", 10, false, nil)
 	if rep.Stopped != "wait" || rep.At != "review" {
 		t.Fatalf("got %+v", rep)
@@ -269,9 +275,9 @@ func TestRunStopsAtWaitTerminalAndMaxNodes(t *testing.T) {
 
 func TestADryRunWritesNothing(t *testing.T) {
 	rt, rec := newRuntime(t)
-	os.WriteFile(filepath.Join(rt.SpecRoot, "item/draft.md"), []byte("x"), 0o644)
+	os.WriteFile(rt.Checkout.Abs("docs/specs/item/draft.md"), []byte("x"), 0o644)
 	rt.Force("item", "draft", "test", "")
-	dir := filepath.Join(rt.SpecRoot, "item")
+	dir := rt.Checkout.Abs("docs/specs/item")
 	before, _ := os.ReadFile(filepath.Join(dir, StateFile))
 	n := len(rec.events)
 	rep, err := rt.Run("item", 10, true, nil)
@@ -306,5 +312,102 @@ func TestDeriveRef(t *testing.T) {
 		if got := DeriveRef(c.id, c.origin); got != c.want {
 			t.Errorf("DeriveRef(%q, %q) = %q, want %q", c.id, c.origin, got, c.want)
 		}
+	}
+}
+
+// syncRecorder is an event log that can be synced: at each sync it notes
+// how many events it holds and where the state file says the item is, so
+// a test can see that events reach the disk before the state does.
+type syncRecorder struct {
+	recorder
+	co    *repo.Checkout
+	syncs []string
+}
+
+func (s *syncRecorder) Sync() error {
+	st, err := LoadState(s.co, "docs/specs/item", "item")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncs = append(s.syncs, fmt.Sprintf("%s with the state at %q", s.events[len(s.events)-1], st.CurrentNode))
+	return nil
+}
+
+func TestATransitionsEventsAreDurableBeforeTheStateThatRecordsIt(t *testing.T) {
+	rt, _ := newRuntime(t)
+	log := &syncRecorder{co: rt.Checkout}
+	rt.Events = log
+	if _, err := rt.Start("item"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Advance("item", comment("selected")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`graph.started with the state at ""`, `graph.advanced with the state at "select"`}
+	if !slices.Equal(log.syncs, want) {
+		t.Errorf("syncs = %q; want %q: each transition's events synced before its state is written", log.syncs, want)
+	}
+}
+
+func TestAnEntryChainThatDoesNotPassIsSaidAndRecordedButDoesNotGate(t *testing.T) {
+	rt, rec := newRuntime(t)
+	g, err := Apply(rt.Graph, map[string]Hook{"x-entry": fixed(Block("x-entry", Errorf("not on my watch")))},
+		[]Attachment{{Hook: "x-entry", Node: "draft", Boundary: Entry}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Graph = g
+	rt.Start("item")
+	s, err := rt.Advance("item", comment("selected"))
+	if err != nil || s.To != "draft" {
+		t.Fatalf("advance = %+v, %v; want the item in draft all the same", s, err)
+	}
+	msgs := strings.Join(s.Messages, "\n")
+	if !strings.Contains(msgs, "warning: x-entry returned block at the entry of draft: not on my watch; entry chains do not gate") {
+		t.Errorf("messages do not say the entry hook blocked:\n%s", msgs)
+	}
+	if !rec.has("graph.entry_unmet") {
+		t.Errorf("no graph.entry_unmet event: %v", rec.events)
+	}
+}
+
+func TestALockedVerbRemovesWhatAKilledWriterLeft(t *testing.T) {
+	rt, _ := newRuntime(t)
+	dir := rt.Checkout.Abs("docs/specs/item")
+	for _, name := range []string{".graph-state.json.4242.tmp", ".draft.md.17.tmp", "keep.tmp"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("{"), 0o644)
+	}
+	if _, err := rt.Start("item"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != "graph-state.json,graph-state.lock,keep.tmp" {
+		t.Errorf("the item folder holds %s; want the stale temporary files gone and nothing else touched", got)
+	}
+}
+
+func TestAHugeBlockMessageIsStoredCut(t *testing.T) {
+	rt, _ := newRuntime(t)
+	huge := strings.Repeat("x", 30<<20)
+	g, err := Apply(rt.Graph, map[string]Hook{"x-huge": fixed(Block("x-huge", Errorf("%s", huge)))},
+		[]Attachment{{Hook: "x-huge", Node: "build"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Graph = g
+	rt.Force("item", "build", "test", "")
+	s, err := rt.Advance("item", nil)
+	if err != nil || s.Status != "block" {
+		t.Fatalf("advance = %+v, %v", s, err)
+	}
+	data, _ := os.ReadFile(rt.Checkout.Abs("docs/specs/item/" + StateFile))
+	if len(data) > 64<<10 {
+		t.Errorf("the state file is %d bytes; a block message must be stored cut", len(data))
 	}
 }

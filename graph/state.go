@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 // StateFile is the graph state's file name inside a spec folder.
@@ -157,19 +161,30 @@ func ParseState(path string, data []byte, workItem string) (*State, error) {
 	return s, nil
 }
 
-// LoadState reads dir's graph-state.json. A missing file is a fresh state;
-// an unreadable or corrupt one is an error, and the file is left untouched
-// for whoever must look at it.
-func LoadState(dir, workItem string) (*State, error) {
-	path := filepath.Join(dir, StateFile)
-	data, err := os.ReadFile(path)
+// MaxStateBytes bounds a graph-state file: the original's are a few
+// kilobytes, and one that is a sparse file of gigabytes is refused by its
+// size before it is read.
+const MaxStateBytes = 16 << 20
+
+// LoadState reads the graph state in the checkout directory dir
+// (repository-relative). A missing file is a fresh state; one that cannot
+// be read (not a regular file, too large, a link out of the checkout) or
+// is corrupt is a *StateError naming the file, which is left untouched for
+// whoever must look at it.
+func LoadState(co *repo.Checkout, dir, workItem string) (*State, error) {
+	rel := path.Join(dir, StateFile)
+	data, err := co.ReadFile(rel, MaxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(workItem), nil
 	}
 	if err != nil {
-		return nil, &StateError{Path: path, Msg: "cannot read", Err: err}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &StateError{Path: rel, Msg: "cannot be read", Err: err}
 	}
-	return ParseState(path, data, workItem)
+	return ParseState(rel, data, workItem)
 }
 
 // MarshalJSON writes the known keys in the original's order, then any keys
@@ -215,55 +230,38 @@ func (s *State) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save writes the state atomically into dir: a temporary file beside the
-// target, fsynced, then renamed over it, so a crash leaves either the old
-// file or the new one and never a torn one.
-func (s *State) Save(dir string) error {
+// Save writes the state atomically into the checkout directory dir: a
+// crash leaves either the old file or the new one and never a torn one
+// (see repo.Checkout.WriteFile).
+func (s *State) Save(co *repo.Checkout, dir string) error {
 	s.normalise()
 	data, err := s.format()
 	if err != nil {
 		return fmt.Errorf("encode graph state: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, StateFile), data, 0o644)
+	return co.WriteFile(path.Join(dir, StateFile), data, 0o644)
 }
 
-// WriteFileAtomic writes data to path through a synced temporary file in the
-// same directory and a rename.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+// MaxStoredMessage bounds a message the state keeps (lastBlock, a parked
+// reason): a hook's 30 MB block message is reported whole, but stored cut.
+const MaxStoredMessage = 4 << 10
+
+// storedText is msg as the state keeps it: the checkout's location (which
+// error texts may carry) dropped, so the committed file names no machine's
+// paths, and cut at MaxStoredMessage on a character boundary.
+func storedText(msg, root string) string {
+	if root != "" {
+		msg = strings.ReplaceAll(msg, root+string(filepath.Separator), "")
+		msg = strings.ReplaceAll(msg, root, ".")
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if len(msg) <= MaxStoredMessage {
+		return msg
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	cut := MaxStoredMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
 	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // make the rename durable; best effort where unsupported
-		d.Close()
-	}
-	return nil
+	return fmt.Sprintf("%s… (%d more bytes not kept)", msg[:cut], len(msg)-cut)
 }
 
 // Record returns node's record, creating it.

@@ -7,7 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 // A state file as the original tool writes it, with a key this build does
@@ -33,17 +37,76 @@ const pythonState = `{
 }
 `
 
+// checkoutOf opens dir as a checkout.
+func checkoutOf(t testing.TB, dir string) *repo.Checkout {
+	t.Helper()
+	co, err := repo.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { co.Close() })
+	return co
+}
+
+func TestAStateFileThatIsNoFileIsRefusedWithoutBlockingOrReadingIt(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(t *testing.T, p string)
+		want string
+	}{
+		{"a FIFO", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"a link to /dev/zero", func(t *testing.T, p string) { os.Symlink("/dev/zero", p) }, "leads outside the checkout"},
+		{"a link out of the checkout", func(t *testing.T, p string) {
+			out := filepath.Join(t.TempDir(), StateFile)
+			os.WriteFile(out, []byte(`{"version": 1, "currentNode": "done"}`), 0o644)
+			os.Symlink(out, p)
+		}, "leads outside the checkout"},
+		{"a 3 GB sparse file", func(t *testing.T, p string) {
+			f, _ := os.Create(p)
+			f.Truncate(3 << 30)
+			f.Close()
+		}, "over the limit of 16777216"},
+		{"a directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, "not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.make(t, filepath.Join(dir, StateFile))
+			_, err := LoadState(checkoutOf(t, dir), ".", "i")
+			var se *StateError
+			if !errors.As(err, &se) || se.Path != StateFile || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a StateError on %s saying %q", err, StateFile, c.want)
+			}
+		})
+	}
+}
+
+func TestStoredMessagesAreCutAndNameNoMachinePath(t *testing.T) {
+	root := "/home/ci/work/repo"
+	if got := storedText("cannot read "+root+"/docs/specs/x/design.md in "+root, root); got != "cannot read docs/specs/x/design.md in ." {
+		t.Errorf("storedText kept the checkout's location: %q", got)
+	}
+	long := strings.Repeat("é", MaxStoredMessage)
+	got := storedText(long, root)
+	if len(got) > MaxStoredMessage+64 || !strings.HasSuffix(got, "more bytes not kept)") || !utf8.ValidString(got) {
+		t.Errorf("a long message is stored as %d bytes ending %q", len(got), got[len(got)-40:])
+	}
+}
+
 func TestStateReadsTheOriginalsFileAndLosesNothing(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, StateFile), []byte(pythonState), 0o644)
-	st, err := LoadState(dir, "issue-7")
+	st, err := LoadState(checkoutOf(t, dir), ".", "issue-7")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.CurrentNode != "design" || st.Nodes["design"].Attempts != 2 || st.Skips["brainstorming"]["by"] != "alice" {
 		t.Fatalf("read wrong: %+v", st)
 	}
-	if err := st.Save(dir); err != nil {
+	if err := st.Save(checkoutOf(t, dir), "."); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, StateFile))
@@ -73,10 +136,10 @@ func TestStateRefusesWhatItCannotTrust(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, StateFile)
 			os.WriteFile(path, []byte(c.doc), 0o644)
-			_, err := LoadState(dir, "i")
+			_, err := LoadState(checkoutOf(t, dir), ".", "i")
 			var se *StateError
-			if !errors.As(err, &se) || se.Path != path || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want a StateError on %s mentioning %q", err, path, c.want)
+			if !errors.As(err, &se) || se.Path != StateFile || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a StateError on %s mentioning %q", err, StateFile, c.want)
 			}
 			if data, _ := os.ReadFile(path); string(data) != c.doc {
 				t.Error("the untrusted file was changed")
@@ -86,23 +149,9 @@ func TestStateRefusesWhatItCannotTrust(t *testing.T) {
 }
 
 func TestAMissingStateIsFresh(t *testing.T) {
-	st, err := LoadState(t.TempDir(), "i")
+	st, err := LoadState(checkoutOf(t, t.TempDir()), ".", "i")
 	if err != nil || st.CurrentNode != "" || st.WorkItem != "i" || st.Version != StateVersion {
 		t.Fatalf("got %+v, %v", st, err)
-	}
-}
-
-func TestWriteFileAtomicLeavesNoTemporaryFiles(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f.json")
-	for _, s := range []string{"one", "two"} {
-		if err := WriteFileAtomic(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	if data, _ := os.ReadFile(p); string(data) != "two" || len(entries) != 1 {
-		t.Errorf("got %q and %d entries", data, len(entries))
 	}
 }
 
@@ -133,7 +182,7 @@ func TestStateDoesNotEscapeHTML(t *testing.T) {
 	dir := t.TempDir()
 	st := NewState("i")
 	st.Parked = map[string]any{"reason": "a -> b <c> & d"}
-	if err := st.Save(dir); err != nil {
+	if err := st.Save(checkoutOf(t, dir), "."); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, StateFile))
@@ -155,11 +204,11 @@ func TestARewriteOfTheOriginalsStateIsByteIdentical(t *testing.T) {
 			want, _ := os.ReadFile(f)
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, StateFile), want, 0o644)
-			st, err := LoadState(dir, "x")
+			st, err := LoadState(checkoutOf(t, dir), ".", "x")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.Save(dir); err != nil {
+			if err := st.Save(checkoutOf(t, dir), "."); err != nil {
 				t.Fatal(err)
 			}
 			got, _ := os.ReadFile(filepath.Join(dir, StateFile))
@@ -176,7 +225,7 @@ func TestNewKeysFollowTheOrderTheyWereAddedIn(t *testing.T) {
 	for _, n := range []string{"zeta", "alpha", "mid"} {
 		st.Record(n)
 	}
-	st.Save(dir)
+	st.Save(checkoutOf(t, dir), ".")
 	data, _ := os.ReadFile(filepath.Join(dir, StateFile))
 	z, a, m := strings.Index(string(data), `"zeta"`), strings.Index(string(data), `"alpha"`), strings.Index(string(data), `"mid"`)
 	if !(z < a && a < m) {

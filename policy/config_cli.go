@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // Where the CLI config is found, and the environment it reads.
@@ -20,7 +22,7 @@ const (
 	// CLIConfigFile is the CLI config's file name wherever it is looked up.
 	CLIConfigFile = "cli-config.yaml"
 	// CLIConfigEnv names a CLI config file; it ranks below --config and
-	// above the working directory and home lookups.
+	// above the home lookup.
 	CLIConfigEnv = "THE_LOOP_CLI_CONFIG"
 	// HookPathEnv holds extra hook path directories, separated like $PATH.
 	// They are searched after routing.graph.hookPath.
@@ -67,11 +69,10 @@ type CLIConfigSource string
 
 // The places a CLI config is looked for, in order.
 const (
-	SourceFlag     CLIConfigSource = "flag"    // the --config argument
-	SourceEnv      CLIConfigSource = "env"     // $THE_LOOP_CLI_CONFIG
-	SourceWorkDir  CLIConfigSource = "workdir" // ./.the-loop/cli-config.yaml
-	SourceHome     CLIConfigSource = "home"    // ~/.the-loop/cli-config.yaml
-	SourceDefaults CLIConfigSource = ""        // no file: built-in defaults
+	SourceFlag     CLIConfigSource = "flag" // the --config argument
+	SourceEnv      CLIConfigSource = "env"  // $THE_LOOP_CLI_CONFIG
+	SourceHome     CLIConfigSource = "home" // ~/.the-loop/cli-config.yaml
+	SourceDefaults CLIConfigSource = ""     // no file: built-in defaults
 )
 
 // CLIConfig is the operator's configuration of this machine: who may drive
@@ -87,6 +88,11 @@ type CLIConfig struct {
 	Path string
 	// Source says which lookup found Path.
 	Source CLIConfigSource
+	// Ignored is a CLI config found in the working directory
+	// (./.the-loop/cli-config.yaml, where the original tool reads one) and
+	// not read: it belongs to the checkout, which the operator's settings
+	// must not come from. "" when there is none, or --config named it.
+	Ignored string
 	// Doc is the parsed document with JSON-compatible values; never nil.
 	Doc map[string]any
 
@@ -111,10 +117,14 @@ func (c *CLIConfig) snapshotEnv() {
 
 // FindCLIConfig returns the CLI config file that LoadCLIConfig would read and
 // where it was found: explicit when not "", then $THE_LOOP_CLI_CONFIG, then
-// ./.the-loop/cli-config.yaml under the working directory, then
 // ~/.the-loop/cli-config.yaml. The first two name a file that must exist;
 // a missing one is an error rather than a silent fall-through to another
 // file. It returns "" and SourceDefaults when no file exists.
+//
+// A config in the working directory is never read: in CI the working
+// directory is the checkout under review, and a committed
+// .the-loop/cli-config.yaml could otherwise authorize its author, turn
+// repository hooks back on or lift their limits. --config can still name it.
 func FindCLIConfig(explicit string) (string, CLIConfigSource, error) {
 	named := func(p string, src CLIConfigSource, how string) (string, CLIConfigSource, error) {
 		abs, err := filepath.Abs(p)
@@ -136,12 +146,6 @@ func FindCLIConfig(explicit string) (string, CLIConfigSource, error) {
 	if env := os.Getenv(CLIConfigEnv); env != "" {
 		return named(env, SourceEnv, "$"+CLIConfigEnv)
 	}
-	if wd, err := os.Getwd(); err == nil {
-		p := filepath.Join(wd, ConfigDir, CLIConfigFile)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, SourceWorkDir, nil
-		}
-	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		p := filepath.Join(home, ConfigDir, CLIConfigFile)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
@@ -151,27 +155,56 @@ func FindCLIConfig(explicit string) (string, CLIConfigSource, error) {
 	return "", SourceDefaults, nil
 }
 
+// workDirCLIConfig is the working directory's .the-loop/cli-config.yaml
+// when it exists (in any form) and is not the file read, else "".
+func workDirCLIConfig(read string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(wd, ConfigDir, CLIConfigFile)
+	if _, err := os.Lstat(p); err != nil {
+		return ""
+	}
+	if read != "" {
+		if a, err := os.Stat(p); err == nil {
+			if b, err := os.Stat(read); err == nil && os.SameFile(a, b) {
+				return ""
+			}
+		}
+	}
+	return p
+}
+
 // LoadCLIConfig finds (see FindCLIConfig) and reads the CLI config. explicit
 // is the --config argument, or "".
 //
 // No file anywhere is not an error: the result answers every key with its
 // default. A file named by --config or $THE_LOOP_CLI_CONFIG that does not
-// exist is. A file that is not valid YAML, is not a single mapping, still
-// carries a key an older format used (or declares an older version), or
-// breaks the CLI config schema is a *graph.ConfigError naming the file, the
-// line and the key.
+// exist is. A file that is not a regular file, is over the size limit, is
+// not valid YAML, is not a single mapping, still carries a key an older
+// format used (or declares an older version), breaks the CLI config schema,
+// or sets a hook limit out of range is a *graph.ConfigError naming the file,
+// the line and the key.
 func LoadCLIConfig(explicit string) (*CLIConfig, error) {
 	path, src, err := FindCLIConfig(explicit)
 	if err != nil {
 		return nil, err
 	}
 	c := DefaultCLIConfig()
+	c.Ignored = workDirCLIConfig(path)
 	if path == "" {
 		return c, nil
 	}
-	data, err := readBounded(path)
-	if err != nil {
-		return nil, &graph.ConfigError{File: path, Msg: "cannot be read", Err: err}
+	// One byte over the bound, so parseMapping can tell "at the limit"
+	// from "over it" and say so.
+	data, err := repo.ReadRegular(path, maxConfigBytes+1)
+	var tooLarge *repo.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, &graph.ConfigError{File: path, Msg: fmt.Sprintf("is %d bytes; want at most %d", tooLarge.Size, maxConfigBytes)}
+	case err != nil:
+		return nil, &graph.ConfigError{File: path, Msg: "cannot be read", Err: unwrapPath(err)}
 	}
 	doc, top, err := parseMapping(data, path)
 	if err != nil {

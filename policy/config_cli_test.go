@@ -46,8 +46,9 @@ func TestCLIConfigResolutionOrder(t *testing.T) {
 		wantFrom CLIConfigSource
 	}{
 		{"flag beats everything", true, true, true, true, "flag", SourceFlag},
-		{"env beats the working directory", false, true, true, true, "env", SourceEnv},
-		{"working directory beats home", false, false, true, true, "workdir", SourceWorkDir},
+		{"env beats home", false, true, true, true, "env", SourceEnv},
+		{"the working directory's is never read: home wins", false, false, true, true, "home", SourceHome},
+		{"the working directory's is never read: defaults", false, false, true, false, "", SourceDefaults},
 		{"home is the last resort", false, false, false, true, "home", SourceHome},
 		{"nothing means defaults", false, false, false, false, "", SourceDefaults},
 	}
@@ -82,7 +83,32 @@ func TestCLIConfigResolutionOrder(t *testing.T) {
 			if (c.Path == "") != (tt.wantFrom == SourceDefaults) || (c.Path != "" && !filepath.IsAbs(c.Path)) {
 				t.Errorf("Path = %q", c.Path)
 			}
+			if wantIgnored := tt.workdir; (c.Ignored != "") != wantIgnored {
+				t.Errorf("Ignored = %q; want it said (%v) that the working directory's config was not read", c.Ignored, wantIgnored)
+			}
 		})
+	}
+}
+
+func TestACommittedCLIConfigCannotLiftTheOperatorsSettings(t *testing.T) {
+	home, work := cliEnv(t)
+	writeCLI(t, filepath.Join(home, ConfigDir), "version: \"0.5.0\"\nrouting:\n  graph:\n    repoHooks: false\n")
+	committed := writeCLI(t, filepath.Join(work, ConfigDir), "version: \"0.5.0\"\nrouting:\n  authorizedUsers: [mallory]\n  graph:\n    repoHooks: true\n    hookLimits: {steps: 100000000000, seconds: 100000}\nstate:\n  root: /tmp/elsewhere\n")
+	c, err := LoadCLIConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.AuthorizedUsers()) != 0 || c.RepoHooks() || c.HookStepBudget() != DefaultHookStepBudget ||
+		c.HookDeadline() != DefaultHookDeadline || c.StateRoot() != filepath.Join(home, ".the-loop") {
+		t.Errorf("the committed config was read: users %v, repoHooks %v, steps %d, deadline %s, state %s",
+			c.AuthorizedUsers(), c.RepoHooks(), c.HookStepBudget(), c.HookDeadline(), c.StateRoot())
+	}
+	if c.Ignored != committed {
+		t.Errorf("Ignored = %q; want the committed file named", c.Ignored)
+	}
+	// The operator may still choose it, by name.
+	if c, err := LoadCLIConfig(committed); err != nil || c.Ignored != "" || c.Path != committed {
+		t.Errorf("--config naming it: %v, Ignored %q, Path %q", err, c.Ignored, c.Path)
 	}
 }
 

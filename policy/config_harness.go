@@ -3,9 +3,8 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // Where a repository keeps its harness config.
@@ -78,7 +78,8 @@ type HarnessConfig struct {
 	// repository with no config has an empty Doc.
 	Doc map[string]any
 
-	node *yaml.Node // the parsed mapping, for line numbers; nil without a file
+	co   *repo.Checkout // the repository it belongs to
+	node *yaml.Node     // the parsed mapping, for line numbers; nil without a file
 }
 
 // DefaultHarnessConfig is the config of a repository rooted at root that
@@ -87,41 +88,103 @@ func DefaultHarnessConfig(root string) *HarnessConfig {
 	return &HarnessConfig{Root: root, Doc: map[string]any{}}
 }
 
-// FindHarnessConfig returns the harness config file under root (current
-// name first, then the legacy one), or "" when there is none. It only looks.
-func FindHarnessConfig(root string) string {
-	for _, name := range HarnessConfigFiles {
-		p := filepath.Join(root, ConfigDir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p
-		}
+// findHarnessConfig returns the repository-relative path of co's harness
+// config (current name first, then the legacy one), or "" when there is
+// none. A name that exists in any other form than a regular file inside
+// the checkout (a dangling link, a link out, a directory, a FIFO) is a
+// *graph.ConfigError naming it: a config that cannot be read must never
+// read as "no config", or a change under review could make the
+// repository's rules vanish by replacing the file.
+func findHarnessConfig(co *repo.Checkout) (string, error) {
+	if _, err := co.Stat(ConfigDir); errors.Is(err, repo.ErrOutside) {
+		return "", &graph.ConfigError{File: ConfigDir, Msg: "is a symbolic link leading outside the repository; want a directory inside it"}
 	}
-	return ""
+	for _, name := range HarnessConfigFiles {
+		rel := ConfigDir + "/" + name
+		if _, err := co.Lstat(rel); errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
+			continue
+		} else if err != nil {
+			return "", &graph.ConfigError{File: rel, Msg: "cannot be inspected", Err: unwrapPath(err)}
+		}
+		fi, err := co.Stat(rel)
+		var why string
+		switch {
+		case errors.Is(err, repo.ErrOutside):
+			why = "is a symbolic link leading outside the repository"
+		case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
+			why = "is a symbolic link to nothing"
+		case err != nil:
+			return "", &graph.ConfigError{File: rel, Msg: "cannot be inspected", Err: err}
+		case fi.IsDir():
+			why = "is a directory"
+		case !fi.Mode().IsRegular():
+			why = "is not a regular file (" + fi.Mode().Type().String() + ")"
+		default:
+			return rel, nil
+		}
+		return "", &graph.ConfigError{File: rel, Msg: why + "; want a regular file inside the repository (or no file, for the defaults)"}
+	}
+	return "", nil
+}
+
+// FindHarnessConfig returns the harness config file under root (current
+// name first, then the legacy one), or "" when there is none or it is not
+// a usable file (LoadHarnessConfig says why). It only looks.
+func FindHarnessConfig(root string) string {
+	co, err := repo.Open(root)
+	if err != nil {
+		return ""
+	}
+	defer co.Close()
+	rel, err := findHarnessConfig(co)
+	if err != nil || rel == "" {
+		return ""
+	}
+	return co.Abs(rel)
 }
 
 // HarnessInitialized reports whether the repository at root has adopted
 // the-loop, that is, carries a harness config under either name.
 func HarnessInitialized(root string) bool { return FindHarnessConfig(root) != "" }
 
-// LoadHarnessConfig reads the harness config of the repository at root.
+// LoadHarnessConfig reads the harness config of the repository at root; see
+// LoadCheckoutHarness.
+func LoadHarnessConfig(root string) (*HarnessConfig, error) {
+	co, err := repo.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	return LoadCheckoutHarness(co)
+}
+
+// LoadCheckoutHarness reads the harness config of the checkout co, through
+// its confinement.
 //
 // No file is not an error: the result then answers every key with its
-// default and Initialized reports false. A file that is not valid YAML, is
-// not a single mapping, resolves outside the repository, or breaks the
-// harness schema is a *graph.ConfigError naming the repository-relative file,
-// the line and the key. LoadHarnessConfig never writes.
-func LoadHarnessConfig(root string) (*HarnessConfig, error) {
-	path := FindHarnessConfig(root)
-	if path == "" {
-		return DefaultHarnessConfig(root), nil
-	}
-	rel := relFile(root, path)
-	if err := checkContained(root, path); err != nil {
-		return nil, &graph.ConfigError{File: rel, Msg: err.Error()}
-	}
-	data, err := readBounded(path)
+// default and Initialized reports false. A file that is not a regular file
+// inside the repository, is over the size limit, is not valid YAML or a
+// single mapping, or breaks the harness schema is a *graph.ConfigError
+// naming the repository-relative file, the line and the key. It never
+// writes.
+func LoadCheckoutHarness(co *repo.Checkout) (*HarnessConfig, error) {
+	rel, err := findHarnessConfig(co)
 	if err != nil {
-		return nil, &graph.ConfigError{File: rel, Msg: "cannot be read", Err: err}
+		return nil, err
+	}
+	if rel == "" {
+		c := DefaultHarnessConfig(co.Root())
+		c.co = co
+		return c, nil
+	}
+	// One byte over the bound, so parseMapping can tell "at the limit" from
+	// "over it" and say so.
+	data, err := co.ReadFile(rel, maxConfigBytes+1)
+	var tooLarge *repo.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, &graph.ConfigError{File: rel, Msg: fmt.Sprintf("is %d bytes; want at most %d", tooLarge.Size, maxConfigBytes)}
+	case err != nil:
+		return nil, &graph.ConfigError{File: rel, Msg: "cannot be read", Err: unwrapPath(err)}
 	}
 	doc, top, err := parseMapping(data, rel)
 	if err != nil {
@@ -130,7 +193,17 @@ func LoadHarnessConfig(root string) (*HarnessConfig, error) {
 	if err := validateDoc(harnessSchema, doc, rel, top); err != nil {
 		return nil, err
 	}
-	return &HarnessConfig{Root: root, Path: path, Doc: doc, node: top}, nil
+	return &HarnessConfig{Root: co.Root(), Path: co.Abs(rel), Doc: doc, co: co, node: top}, nil
+}
+
+// unwrapPath is err without an *fs.PathError's wrapping, whose path the
+// message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // File is the config's path relative to Root, slash-separated, as error
@@ -222,15 +295,32 @@ func (c *HarnessConfig) CustomInstructions() map[string]any {
 }
 
 // ResolveSpecDir resolves the config's spec directory against Root and
-// checks it stays inside the repository. When override is not "" (the CLI
-// config's routing.graph.specDir) it replaces the repository's value, and a
-// refusal names that key instead.
+// checks it stays inside the repository, returning its absolute path. When
+// override is not "" (the CLI config's routing.graph.specDir) it replaces
+// the repository's value, and a refusal names that key instead.
 func (c *HarnessConfig) ResolveSpecDir(override string) (string, error) {
+	co, err := c.SpecCheckout(override)
+	if err != nil {
+		return "", err
+	}
+	return co.Abs(co.SpecDir()), nil
+}
+
+// SpecCheckout is the repository's checkout with its spec root set: see
+// ResolveSpecDir.
+func (c *HarnessConfig) SpecCheckout(override string) (*repo.Checkout, error) {
 	value, key, file := c.SpecDir(), "workflow.specDir", c.File()
 	if override != "" {
 		value, key, file = override, "routing.graph.specDir", ""
 	}
-	abs, err := resolveContained(c.Root, value, key)
+	co := c.co
+	if co == nil {
+		var err error
+		if co, err = repo.Open(c.Root); err != nil {
+			return nil, fmt.Errorf("resolve repository root %s: %w", c.Root, err)
+		}
+	}
+	spec, err := withSpecDir(co, value, key)
 	if err != nil {
 		var ce *graph.ConfigError
 		if errors.As(err, &ce) && ce.File == "" {
@@ -239,9 +329,9 @@ func (c *HarnessConfig) ResolveSpecDir(override string) (string, error) {
 				ce.Line = lineOf(c.node, []string{"workflow", "specDir"}, "")
 			}
 		}
-		return "", err
+		return nil, err
 	}
-	return abs, nil
+	return spec, nil
 }
 
 // ResolveSpecDir resolves specDir (workflow.specDir; "" means
@@ -251,13 +341,22 @@ func (c *HarnessConfig) ResolveSpecDir(override string) (string, error) {
 // The value comes from a repository, so it must not name anything outside
 // it: an absolute path, a ".." escape, or a symlink (anywhere along the
 // existing part of the path) resolving outside root is refused with a
-// *graph.ConfigError whose Key is "workflow.specDir". A symlink that does not
-// resolve is refused too: it has not been shown to be contained.
+// *graph.ConfigError whose Key is "workflow.specDir".
 func ResolveSpecDir(root, specDir string) (string, error) {
-	return resolveContained(root, specDir, "workflow.specDir")
+	co, err := repo.Open(root)
+	if err != nil {
+		return "", fmt.Errorf("resolve repository root %s: %w", root, err)
+	}
+	defer co.Close()
+	spec, err := withSpecDir(co, specDir, "workflow.specDir")
+	if err != nil {
+		return "", err
+	}
+	return co.Abs(spec.SpecDir()), nil
 }
 
-func resolveContained(root, specDir, key string) (string, error) {
+// withSpecDir is co with its spec root at specDir, which key declared.
+func withSpecDir(co *repo.Checkout, specDir, key string) (*repo.Checkout, error) {
 	if specDir == "" {
 		specDir = DefaultSpecDir
 	}
@@ -265,87 +364,24 @@ func resolveContained(root, specDir, key string) (string, error) {
 		return &graph.ConfigError{Key: key, Msg: fmt.Sprintf(format, args...)}
 	}
 	if filepath.IsAbs(specDir) || strings.HasPrefix(specDir, "/") || filepath.VolumeName(specDir) != "" {
-		return "", refuse("%q is an absolute path; want a path relative to the repository root, such as %q", specDir, DefaultSpecDir)
+		return nil, refuse("%q is an absolute path; want a path relative to the repository root, such as %q", specDir, DefaultSpecDir)
 	}
-	clean := filepath.Clean(filepath.FromSlash(specDir))
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", refuse("%q leaves the repository; want a directory inside it, such as %q", specDir, DefaultSpecDir)
+	clean := path.Clean(filepath.ToSlash(specDir))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return nil, refuse("%q leaves the repository; want a directory inside it, such as %q", specDir, DefaultSpecDir)
 	}
-	absRoot, err := filepath.Abs(root)
-	if err != nil {
-		return "", fmt.Errorf("resolve repository root %s: %w", root, err)
+	spec, err := co.WithSpecDir(clean)
+	switch {
+	case errors.Is(err, repo.ErrOutside):
+		return nil, refuse("%q resolves through a symlink outside the repository; want a directory inside it", specDir)
+	case err != nil:
+		return nil, refuse("%q cannot be inspected: %v", specDir, unwrapPath(err))
 	}
-	realRoot, err := filepath.EvalSymlinks(absRoot)
-	if err != nil {
-		return "", fmt.Errorf("resolve repository root %s: %w", root, err)
-	}
-	target := filepath.Join(absRoot, clean)
-
-	// Resolve the deepest part of the path that exists; the rest cannot be a
-	// symlink yet, so it cannot lead anywhere else.
-	existing, rest := target, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) && !isNotDir(err) {
-			return "", refuse("%q cannot be inspected: %v", specDir, err)
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	real, err := filepath.EvalSymlinks(existing)
-	if err != nil {
-		return "", refuse("%q goes through a symlink that does not resolve; want a real directory inside the repository", specDir)
-	}
-	if !within(realRoot, filepath.Join(real, rest)) {
-		return "", refuse("%q resolves through a symlink to %s, outside the repository; want a directory inside it", specDir, real)
-	}
-	return target, nil
+	return spec, nil
 }
 
 // isNotDir reports a path component that is a file, not a directory.
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
-
-// within reports whether path is base or lies under it. Both are clean.
-func within(base, path string) bool {
-	if path == base {
-		return true
-	}
-	rel, err := filepath.Rel(base, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// checkContained refuses a config file that resolves outside the repository
-// (a committed symlink pointing elsewhere on the machine).
-func checkContained(root, path string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("repository root cannot be resolved: %v", err)
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("cannot be resolved: %v", err)
-	}
-	if !within(realRoot, real) {
-		return fmt.Errorf("resolves to %s, outside the repository; want a regular file inside it", real)
-	}
-	return nil
-}
-
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// One byte over the bound, so parseMapping can tell "at the limit" from
-	// "over it" and say so.
-	return io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-}
 
 // relFile is path relative to root, slash-separated; path itself when it is
 // not under root.

@@ -278,9 +278,10 @@ func TestResolveSpecDir(t *testing.T) {
 	}
 	mkdir("docs/specs")
 	mkdir("real")
-	link(outside, "out") // a directory outside
-	link("real", "in")   // a directory inside
-	link(filepath.Join(root, "gone"), "dangling")
+	link(outside, "out")                                   // a directory outside
+	link("real", "in")                                     // a directory inside
+	link(filepath.Join(root, "gone"), "dangling")          // absolute: a place on one machine
+	link("gone", "dangling-in")                            // relative, inside, not there yet
 	link(filepath.Join(outside, "missing"), "out-missing") // outside and absent
 
 	tests := []struct {
@@ -300,8 +301,9 @@ func TestResolveSpecDir(t *testing.T) {
 		{"docs/../../escape", "", "leaves the repository"},
 		{"out", "", "outside the repository"},
 		{"out/specs/deeper", "", "outside the repository"},
-		{"out-missing/specs", "", "symlink that does not resolve"},
-		{"dangling/specs", "", "symlink that does not resolve"},
+		{"out-missing/specs", "", "resolves through a symlink outside the repository"},
+		{"dangling/specs", "", "resolves through a symlink outside the repository"},
+		{"dangling-in/specs", "dangling-in/specs", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.specDir, func(t *testing.T) {

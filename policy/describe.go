@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"path/filepath"
-
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/graph"
 )
@@ -106,10 +104,4 @@ func (e *Engine) Hooks() (HooksReport, error) {
 }
 
 // SpecDirRel is the spec root relative to the repository, slash-separated.
-func (e *Engine) SpecDirRel() string {
-	rel, err := filepath.Rel(e.Root, e.SpecRoot)
-	if err != nil {
-		return e.SpecRoot
-	}
-	return filepath.ToSlash(rel)
-}
+func (e *Engine) SpecDirRel() string { return e.Checkout.SpecDir() }

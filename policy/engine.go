@@ -2,7 +2,6 @@ package policy
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -18,13 +16,20 @@ import (
 	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/repo"
 )
 
-// Options configure Open. The zero value opens the current directory with
-// the CLI config found by the usual resolution order.
+// Options configure Open. The zero value opens the repository holding the
+// working directory, with the CLI config found by the usual resolution
+// order.
 type Options struct {
-	// Repo is the repository root; "" means the current directory.
+	// Repo is the repository root; "" means the repository holding the
+	// working directory (see FindRepository).
 	Repo string
+	// OrWorkDir makes a working directory in no repository the repository
+	// itself, for a verb that adopts one (init); otherwise it is an error
+	// wrapping ErrNoRepository.
+	OrWorkDir bool
 	// CLIConfig is an explicit CLI config path (--config); "" resolves.
 	CLIConfig string
 	// Log receives diagnostics; nil discards them.
@@ -41,8 +46,11 @@ type Options struct {
 // builds a runtime per work item on the right loop. It is safe for
 // concurrent use.
 type Engine struct {
-	Root     string
-	SpecRoot string
+	// Root is the repository root, absolute, links resolved.
+	Root string
+	// Checkout is the repository, confined, its spec root set: every file
+	// the engine, the runtime and the hooks touch goes through it.
+	Checkout *repo.Checkout
 	Harness  *HarnessConfig
 	CLI      *CLIConfig
 
@@ -80,31 +88,40 @@ type RepoError struct {
 func (e *RepoError) Error() string { return fmt.Sprintf("--repo %s: %v", e.Path, e.Err) }
 func (e *RepoError) Unwrap() error { return e.Err }
 
+// ErrNoRepository is wrapped by Open when no repository holds the working
+// directory: a gate run in the wrong place must not answer "nothing to
+// check".
+var ErrNoRepository = repo.ErrNoRepository
+
+// repositoryMarkers say a directory is a repository's root: its git
+// directory, or a harness config under either name (in any form, so that a
+// broken one is reported rather than walked past).
+var repositoryMarkers = []string{".git", ConfigDir + "/" + HarnessConfigFile, ConfigDir + "/" + LegacyHarnessConfigFile}
+
+// FindRepository returns the root of the repository holding dir: the
+// nearest of dir and its parents holding .git or a harness config. A
+// .the-loop directory without a harness config (the operator's own
+// ~/.the-loop) does not count.
+func FindRepository(dir string) (string, error) { return repo.Find(dir, repositoryMarkers...) }
+
 // Open reads a repository's configuration. It never writes.
 func Open(opts Options) (*Engine, error) {
-	root := opts.Repo
-	if root == "" {
-		root = "."
+	root, err := locate(opts)
+	if err != nil {
+		return nil, err
 	}
-	abs, err := filepath.Abs(root)
+	co, err := repo.Open(root)
 	if err != nil {
 		return nil, &RepoError{Path: root, Err: err}
-	}
-	fi, err := os.Stat(abs)
-	switch {
-	case err != nil:
-		return nil, &RepoError{Path: root, Err: errors.New("no such directory")}
-	case !fi.IsDir():
-		return nil, &RepoError{Path: root, Err: errors.New("not a directory")}
-	}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = resolved
 	}
 	cli, err := LoadCLIConfig(opts.CLIConfig)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{Root: abs, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration}
+	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration}
+	if cli.Ignored != "" {
+		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
+	}
 	if err := e.loadHarness(); err != nil {
 		return nil, err
 	}
@@ -123,10 +140,38 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// locate is the repository root opts name: Repo, which must be a
+// directory, else the repository holding the working directory.
+func locate(opts Options) (string, error) {
+	if opts.Repo != "" {
+		abs, err := filepath.Abs(opts.Repo)
+		if err != nil {
+			return "", &RepoError{Path: opts.Repo, Err: err}
+		}
+		fi, err := os.Stat(abs)
+		switch {
+		case err != nil:
+			return "", &RepoError{Path: opts.Repo, Err: errors.New("no such directory")}
+		case !fi.IsDir():
+			return "", &RepoError{Path: opts.Repo, Err: errors.New("not a directory")}
+		}
+		return abs, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find the repository: %w", err)
+	}
+	root, err := FindRepository(wd)
+	if errors.Is(err, ErrNoRepository) && opts.OrWorkDir {
+		return wd, nil
+	}
+	return root, err
+}
+
 // loadHarness reads the repository's harness config and resolves the spec
 // root from it.
 func (e *Engine) loadHarness() error {
-	hc, err := LoadHarnessConfig(e.Root)
+	hc, err := LoadCheckoutHarness(e.Checkout)
 	if err != nil {
 		return err
 	}
@@ -136,11 +181,11 @@ func (e *Engine) loadHarness() error {
 	if !hc.Initialized() {
 		override = e.CLI.SpecDirOverride()
 	}
-	specRoot, err := hc.ResolveSpecDir(override)
+	co, err := hc.SpecCheckout(override)
 	if err != nil {
 		return err
 	}
-	e.Harness, e.SpecRoot = hc, specRoot
+	e.Harness, e.Checkout = hc, co
 	return nil
 }
 
@@ -149,22 +194,22 @@ func (e *Engine) loadHarness() error {
 // An item of the contribution loop never adopts its host repository: a
 // guest does not install itself. Failing to adopt never fails the verb; the
 // reason becomes a note.
-func (e *Engine) adopt(item string, sel Selector) error {
-	if e.Harness.Initialized() || (sel.PR == 0 && e.recordedLoop(item) == graph.ContributionLoop) {
-		return nil
+func (e *Engine) adopt(item, recorded string, sel Selector) (bool, error) {
+	if e.Harness.Initialized() || (sel.PR == 0 && recorded == graph.ContributionLoop) {
+		return false, nil
 	}
-	outcome, err := scaffold(e.Root, "", "", false)
+	outcome, err := scaffold(e.Checkout, "", "", false)
 	switch {
 	case err != nil:
 		e.note("not adopting this repository: " + err.Error())
 		e.log.Warn("not adopting the repository", "root", e.Root, "err", err)
-		return nil
+		return false, nil
 	case outcome != ScaffoldWritten:
-		return nil
+		return false, nil
 	}
 	e.note("adopted this repository: wrote " + scaffoldedFile + " with the built-in defaults; tailor it and commit it")
 	e.emit("harness.config_scaffolded", "info", map[string]any{"work_item": item, "path": scaffoldedFile})
-	return e.loadHarness()
+	return true, e.loadHarness()
 }
 
 func (e *Engine) emit(event, level string, fields map[string]any) {
@@ -227,13 +272,14 @@ func (s Selector) Loop() string {
 // agent-written, so nothing else may select a graph), else the work-item
 // loop.
 func (e *Engine) Runtime(item string, sel Selector) (*graph.Runtime, error) {
-	return e.runtime(item, sel, true)
+	return e.runtime(e.recordedLoop(item, sel), sel, true)
 }
 
-// runtime builds item's runtime; emit is false for pure evaluations.
-func (e *Engine) runtime(item string, sel Selector, emit bool) (*graph.Runtime, error) {
+// runtime builds the runtime of the outer loop recorded ("" for the
+// default; ignored for an inner loop); emit is false for pure evaluations.
+func (e *Engine) runtime(recorded string, sel Selector, emit bool) (*graph.Runtime, error) {
 	rt := &graph.Runtime{
-		Repo: e.Root, SpecRoot: e.SpecRoot, Config: e.Harness.Doc, Integration: e.integration,
+		Checkout: e.Checkout, Config: e.Harness.Doc, Integration: e.integration,
 		Events: e.events, Log: e.log,
 		Settings: graph.Settings{
 			AuthorizedUsers:  e.CLI.AuthorizedUsers(),
@@ -250,8 +296,8 @@ func (e *Engine) runtime(item string, sel Selector, emit bool) (*graph.Runtime, 
 	if sel.PR > 0 {
 		rt.StateSubpath = innerLoopDir(sel.PR, sel.PRRepo)
 		rt.PRRef = graph.RefFor(cmp.Or(sel.PRRepo, rt.Settings.OriginRepo), sel.PR)
-	} else if l := e.recordedLoop(item); l != "" {
-		name = l
+	} else if recorded != "" {
+		name = recorded
 	}
 	g, err := Loop(name)
 	if err != nil {
@@ -272,18 +318,31 @@ func innerLoopDir(pr int, prRepo string) string {
 
 // recordedLoop is the outer-path loop item's state records, "" for the
 // default or anything it cannot read (the verb itself reports a bad state).
-func (e *Engine) recordedLoop(item string) string {
-	data, err := os.ReadFile(filepath.Join(e.SpecRoot, item, graph.StateFile))
+func (e *Engine) recordedLoop(item string, sel Selector) string {
+	if sel.PR > 0 {
+		return ""
+	}
+	st, err := e.readState(item, sel)
 	if err != nil {
 		return ""
 	}
-	var head struct {
-		Loop string `json:"loop"`
+	return graph.OuterLoop(st.Loop)
+}
+
+// readState reads item's state for sel's loop, once, through the checkout.
+func (e *Engine) readState(item string, sel Selector) (*graph.State, error) {
+	it, err := e.Checkout.Item(item)
+	if err != nil {
+		return nil, err
 	}
-	if json.Unmarshal(data, &head) != nil {
-		return ""
+	return graph.LoadState(e.Checkout, graph.StateDirOf(it.Dir, e.stateSubpath(sel)), item)
+}
+
+func (e *Engine) stateSubpath(sel Selector) string {
+	if sel.PR > 0 {
+		return innerLoopDir(sel.PR, sel.PRRepo)
 	}
-	return graph.OuterLoop(head.Loop)
+	return ""
 }
 
 // ErrNoSpecDir is wrapped by Items when the spec directory does not exist.
@@ -295,7 +354,7 @@ var ErrNoSpecDir = errors.New("no spec directory")
 // reference tool answers "nothing to check", and a caller should still let
 // the user see that a typo may be why.
 func (e *Engine) Items() ([]string, error) {
-	entries, err := os.ReadDir(e.SpecRoot)
+	out, err := e.Checkout.Items()
 	if errors.Is(err, fs.ErrNotExist) {
 		where := "the default; no harness config sets workflow.specDir"
 		if e.Harness.Initialized() {
@@ -306,13 +365,6 @@ func (e *Engine) Items() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list work items: %w", err)
 	}
-	var out []string
-	for _, d := range entries {
-		if d.IsDir() {
-			out = append(out, d.Name())
-		}
-	}
-	slices.Sort(out)
 	return out, nil
 }
 
@@ -348,20 +400,50 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 }
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
-	rt, err := e.runtime(item, sel, false)
+	// The state is read once: it names the loop, and is then evaluated.
+	st, err := e.readState(item, sel)
 	if err != nil {
 		return nil, err
 	}
-	return rt.Status(item, recompute)
+	recorded := ""
+	if sel.PR == 0 {
+		recorded = graph.OuterLoop(st.Loop)
+	}
+	rt, err := e.runtime(recorded, sel, false)
+	if err != nil {
+		return nil, err
+	}
+	return rt.StatusWith(item, st, recompute)
 }
 
 // moving builds the runtime of a verb that moves item, adopting the
-// repository first when it should be.
-func (e *Engine) moving(item string, sel Selector) (*graph.Runtime, error) {
-	if err := e.adopt(item, sel); err != nil {
+// repository first when it should be. Everything that can be checked is
+// checked before anything is written: the item, its state, and the verb's
+// own arguments (check, given the runtime), so that a verb that will fail
+// adopts nothing.
+func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) error) (*graph.Runtime, error) {
+	st, err := e.readState(item, sel)
+	if err != nil {
 		return nil, err
 	}
-	return e.Runtime(item, sel)
+	recorded := ""
+	if sel.PR == 0 {
+		recorded = graph.OuterLoop(st.Loop)
+	}
+	rt, err := e.runtime(recorded, sel, true)
+	if err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(rt); err != nil {
+			return nil, err
+		}
+	}
+	if adopted, err := e.adopt(item, recorded, sel); err != nil || !adopted {
+		return rt, err
+	}
+	// Adopted: the runtime reads the config it now has.
+	return e.runtime(recorded, sel, true)
 }
 
 // Advance evaluates item's current node and acts on it. An item that has
@@ -369,7 +451,7 @@ func (e *Engine) moving(item string, sel Selector) (*graph.Runtime, error) {
 // as the reference tool's CLI does: entering (and the start node's entry
 // chain) is the ingress's job.
 func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
-	rt, err := e.moving(item, sel)
+	rt, err := e.moving(item, sel, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +460,7 @@ func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Ste
 
 // Complete is a completion claim for item's current (or named) node.
 func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Event) (*graph.Completion, error) {
-	rt, err := e.moving(item, sel)
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime) error { return rt.CheckComplete(node) })
 	if err != nil {
 		return nil, err
 	}
@@ -387,12 +469,13 @@ func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Even
 
 // Run advances item until it waits, blocks, escalates or completes.
 func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *graph.Event) (*graph.RunReport, error) {
-	if !dryRun {
-		if err := e.adopt(item, sel); err != nil {
-			return nil, err
-		}
+	var rt *graph.Runtime
+	var err error
+	if dryRun {
+		rt, err = e.runtime(e.recordedLoop(item, sel), sel, false)
+	} else {
+		rt, err = e.moving(item, sel, nil)
 	}
-	rt, err := e.runtime(item, sel, !dryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +484,7 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 
 // Skip declares skips for item.
 func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Selector) (*graph.SkipDeclaration, error) {
-	rt, err := e.moving(item, sel)
+	rt, err := e.moving(item, sel, func(*graph.Runtime) error { return graph.CheckSkips(tokens, reason) })
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +493,7 @@ func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Se
 
 // Force moves item's pointer to node.
 func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.Forcing, error) {
-	rt, err := e.moving(item, sel)
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime) error { return rt.CheckForce(to, reason) })
 	if err != nil {
 		return nil, err
 	}

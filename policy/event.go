@@ -3,23 +3,30 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // ReadEvent reads an inbound event for a human gate from a JSON file: either
 // {"comments": [{"author": "login", "body": "text"}, ...]} or a GitHub
 // issue_comment webhook payload ({"comment": {"user": {"login"}, "body"}}).
 // An author may also be an object with a login, as GitHub writes it.
+//
+// The file must be a regular file of at most MaxEventBytes: a FIFO, a
+// device or a file that keeps growing is refused, never waited on.
 func ReadEvent(path string) (*graph.Event, error) {
-	data, err := os.ReadFile(path)
+	data, err := repo.ReadRegular(path, MaxEventBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read event file: %w", err)
 	}
 	return ParseEvent(path, data)
 }
+
+// MaxEventBytes bounds an event file: GitHub's own limit on a webhook
+// payload.
+const MaxEventBytes = 25 << 20
 
 // ParseEvent decodes an event document; path is used in errors only.
 func ParseEvent(path string, data []byte) (*graph.Event, error) {

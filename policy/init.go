@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -46,13 +45,13 @@ func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
 			rep.OriginFrom = "--github"
 		}
 	}
-	outcome, err := scaffold(e.Root, owner, name, dryRun)
+	outcome, err := scaffold(e.Checkout, owner, name, dryRun)
 	if err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	rep.Outcome = outcome
 	if outcome == ScaffoldPresent {
-		rep.Config = relFile(e.Root, FindHarnessConfig(e.Root))
+		rep.Config = e.Harness.File()
 		rep.Origin, rep.OriginFrom = e.Harness.OriginRepo(), ""
 	}
 	if outcome == ScaffoldWritten && !dryRun {
@@ -62,10 +61,10 @@ func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
 		}
 	}
 	rep.SpecDir = e.SpecDirRel()
-	if _, err := os.Stat(e.SpecRoot); errors.Is(err, os.ErrNotExist) {
+	if ok, err := e.Checkout.Exists(rep.SpecDir); err == nil && !ok {
 		rep.SpecDirCreated = true
 		if !dryRun {
-			if err := os.MkdirAll(e.SpecRoot, 0o755); err != nil {
+			if err := e.Checkout.MkdirAll(rep.SpecDir); err != nil {
 				return nil, fmt.Errorf("init: create the spec directory: %w", err)
 			}
 		}
@@ -77,7 +76,7 @@ func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
 // given (refused when the origin remote names another repository), else the
 // origin remote's, else none.
 func (e *Engine) initOrigin(github string) (owner, name string, err error) {
-	remoteOwner, remoteName, remote := GitHubOrigin(e.Root)
+	remoteOwner, remoteName, remote := checkoutOrigin(e.Checkout)
 	if github == "" {
 		if remote {
 			return remoteOwner, remoteName, nil

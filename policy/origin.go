@@ -1,39 +1,43 @@
 package policy
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
-// originURL reads the origin remote's URL from root's git config, without
-// running git: "" when root is not a checkout or has no origin. A .git file
-// (a worktree or submodule) is followed to its gitdir.
-func originURL(root string) string {
-	gitDir := filepath.Join(root, ".git")
-	if data, err := os.ReadFile(gitDir); err == nil {
-		if dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
-			gitDir = strings.TrimSpace(dir)
-			if !filepath.IsAbs(gitDir) {
-				gitDir = filepath.Join(root, gitDir)
-			}
-			// A worktree's config lives in the common directory.
-			if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-				gitDir = filepath.Join(gitDir, strings.TrimSpace(string(common)))
-			}
+// maxGitFile bounds a read of .git, its commondir or its config.
+const maxGitFile = 1 << 20
+
+// originURL reads the origin remote's URL from the checkout's git config,
+// without running git: "" when it is not a checkout or has no origin. A
+// .git file (a worktree or submodule) is followed to its gitdir, which
+// lies outside the checkout by design; that read is bounded and of a
+// regular file only, like every other.
+func originURL(co *repo.Checkout) string {
+	var config []byte
+	if data, err := co.ReadFile(".git", maxGitFile); err == nil {
+		dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+		if !ok {
+			return ""
 		}
+		gitDir := strings.TrimSpace(dir)
+		if !filepath.IsAbs(gitDir) {
+			gitDir = filepath.Join(co.Root(), gitDir)
+		}
+		// A worktree's config lives in the common directory.
+		if common, err := repo.ReadRegular(filepath.Join(gitDir, "commondir"), maxGitFile); err == nil {
+			gitDir = filepath.Join(gitDir, strings.TrimSpace(string(common)))
+		}
+		config, _ = repo.ReadRegular(filepath.Join(gitDir, "config"), maxGitFile)
+	} else {
+		config, _ = co.ReadFile(".git/config", maxGitFile)
 	}
-	f, err := os.Open(filepath.Join(gitDir, "config"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
 	inOrigin := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for line := range strings.Lines(string(config)) {
+		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "[") {
 			inOrigin = line == `[remote "origin"]`
 			continue
@@ -51,7 +55,16 @@ var githubRemote = regexp.MustCompile(`^(?:https://(?:[^@/]+@)?github\.com/|ssh:
 // GitHubOrigin is the owner and name of root's origin remote when it is a
 // GitHub repository whose names pass ValidGitHubName; ok is false otherwise.
 func GitHubOrigin(root string) (owner, name string, ok bool) {
-	return parseGitHubURL(originURL(root))
+	co, err := repo.Open(root)
+	if err != nil {
+		return "", "", false
+	}
+	defer co.Close()
+	return checkoutOrigin(co)
+}
+
+func checkoutOrigin(co *repo.Checkout) (owner, name string, ok bool) {
+	return parseGitHubURL(originURL(co))
 }
 
 func parseGitHubURL(url string) (owner, name string, ok bool) {

@@ -155,7 +155,7 @@ func TestTwoRepositoriesKeepTheirOwnImplementationsInOneProcess(t *testing.T) {
 			t.Fatal("x-check not resolved")
 		}
 		n, _ := rt.Graph.Node("phase-selection")
-		res, err := h.Run(&graph.Context{Graph: rt.Graph, Node: n, Repo: root, Params: map[string]any{}, WorkItem: graph.WorkItem{ID: "item"}})
+		res, err := h.Run(&graph.Context{Graph: rt.Graph, Node: n, Checkout: e.Checkout, Files: graph.DirectFiles(e.Checkout), Params: map[string]any{}, WorkItem: graph.WorkItem{ID: "item"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,14 +3,14 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // What Scaffold did.
@@ -56,7 +56,13 @@ func ValidGitHubName(s string) bool { return graph.IsGitHubName(s) }
 // Whether adopting is appropriate at all (a contribution must never adopt
 // its host repository) is the caller's decision.
 func Scaffold(root, owner, repo string) string {
-	outcome, err := scaffold(root, owner, repo, false)
+	co, err := openCheckout(root)
+	if err != nil {
+		slog.Warn("not adopting the repository", "root", root, "err", err)
+		return ScaffoldFailed
+	}
+	defer co.Close()
+	outcome, err := scaffold(co, owner, repo, false)
 	if err != nil {
 		slog.Warn("not adopting the repository", "root", root, "err", err)
 	}
@@ -64,52 +70,52 @@ func Scaffold(root, owner, repo string) string {
 }
 
 // scaffold is Scaffold returning its reason; dryRun decides without writing.
-func scaffold(root, owner, repo string, dryRun bool) (string, error) {
-	if FindHarnessConfig(root) != "" {
+func scaffold(co *repo.Checkout, owner, repo string, dryRun bool) (string, error) {
+	rel, err := findHarnessConfig(co)
+	switch {
+	case err != nil:
+		return ScaffoldFailed, err
+	case rel != "":
 		return ScaffoldPresent, nil
 	}
-	dir := filepath.Join(root, ConfigDir)
-	if err := adoptableDir(root, dir); err != nil {
+	if err := adoptableDir(co); err != nil {
 		return ScaffoldFailed, err
 	}
 	if dryRun {
 		return ScaffoldWritten, nil
 	}
 	body := provenance + withOrigin(string(graphs.DefaultHarnessConfig()), owner, repo)
-	target := filepath.Join(dir, HarnessConfigFile)
-	if err := graph.WriteFileAtomic(target, []byte(body), 0o644); err != nil {
+	if err := co.WriteFile(scaffoldedFile, []byte(body), 0o644); err != nil {
 		return ScaffoldFailed, err
 	}
 	return ScaffoldWritten, nil
 }
 
-// adoptableDir refuses a .the-loop that is a symlink, or that resolves
-// outside the checkout: a cloned repository carries whatever its
-// contributors committed, and a constant name is not a constant destination.
-func adoptableDir(root, dir string) error {
-	fi, err := os.Lstat(dir)
+// adoptableDir refuses a .the-loop that is a symlink, or anything but a
+// directory: a cloned repository carries whatever its contributors
+// committed, and a constant name is not a constant destination.
+func adoptableDir(co *repo.Checkout) error {
+	fi, err := co.Lstat(ConfigDir)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("inspect %s: %w", dir, err)
-	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symlink; the-loop only writes its config into a real directory inside the checkout", relFile(root, dir))
+		return fmt.Errorf("inspect %s: %w", ConfigDir, unwrapPath(err))
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symlink; the-loop only writes its config into a real directory inside the checkout", ConfigDir)
 	case !fi.IsDir():
-		return fmt.Errorf("%s is not a directory", relFile(root, dir))
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return fmt.Errorf("inspect %s: %w", dir, err)
-	}
-	top, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("inspect %s: %w", root, err)
-	}
-	if !within(top, real) {
-		return fmt.Errorf("%s resolves outside the checkout (%s)", relFile(root, dir), real)
+		return fmt.Errorf("%s is not a directory", ConfigDir)
 	}
 	return nil
+}
+
+// openCheckout opens root as a checkout, as an error a caller can print.
+func openCheckout(root string) (*repo.Checkout, error) {
+	co, err := repo.Open(root)
+	if err != nil {
+		return nil, &RepoError{Path: root, Err: err}
+	}
+	return co, nil
 }
 
 var (

@@ -75,7 +75,7 @@ func (b *beneath) open(rel string, flags int, noLinks bool) (int, error) {
 		case err == unix.EXDEV:
 			return -1, ErrOutside
 		case noLinks && err == unix.ELOOP:
-			return -1, errLink
+			return -1, ErrLink
 		}
 		return -1, err
 	}

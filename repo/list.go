@@ -15,8 +15,8 @@ const (
 	KindRegular             // a regular file
 )
 
-// errLink is a symbolic link met where ListDir follows none.
-var errLink = errors.New("a symbolic link, which a walk does not follow")
+// ErrLink is a symbolic link met where ListDir follows none.
+var ErrLink = errors.New("a symbolic link, which a walk does not follow")
 
 // ListDir calls visit with the name and kind of each entry of the
 // directory at rel (but . and ..) and returns how many there were. No

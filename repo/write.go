@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/gofrs/flock"
@@ -77,7 +78,7 @@ func (c *Checkout) WriteFile(rel string, data []byte, perm fs.FileMode) (err err
 
 // tempPattern is the name of a temporary file WriteFile makes: the target's
 // name between a dot and a number, as os.CreateTemp would name it.
-var tempPattern = regexp.MustCompile(`^\..+\.[0-9]+\.tmp$`)
+var tempPattern = regexp.MustCompile(`^\.(.+)\.[0-9]+\.tmp$`)
 
 func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
 	for range 100 {
@@ -92,10 +93,11 @@ func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
 }
 
 // CleanTemps removes the temporary files a writer killed mid-write left in
-// the directory rel, and returns their names. Call it only while holding
-// the lock every writer of that directory takes, so that no live writer's
-// file is among them.
-func (c *Checkout) CleanTemps(rel string) ([]string, error) {
+// the directory rel, and returns their names: those of writes to targets,
+// or of any write when no target is named. Call it only while holding the
+// lock every writer of those files takes, so that no live writer's file is
+// among them.
+func (c *Checkout) CleanTemps(rel string, targets ...string) ([]string, error) {
 	p, err := Clean(rel)
 	if err != nil {
 		return nil, err
@@ -109,7 +111,8 @@ func (c *Checkout) CleanTemps(rel string) ([]string, error) {
 	}
 	var removed []string
 	for _, e := range entries {
-		if e.Kind != KindRegular || !tempPattern.MatchString(e.Name) {
+		m := tempPattern.FindStringSubmatch(e.Name)
+		if e.Kind != KindRegular || m == nil || (len(targets) > 0 && !slices.Contains(targets, m[1])) {
 			continue
 		}
 		if err := c.dir.Remove(path.Join(p, e.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {

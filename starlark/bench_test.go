@@ -152,7 +152,7 @@ func BenchmarkLicenceRule10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := gctx(root)
-		c.Files = graph.NewFiles()
+		c.Files = graph.NewFiles(c.Checkout)
 		r, err := h.Run(c)
 		if err != nil || r.Status != "block" || len(r.Messages) != 1000 {
 			b.Fatal(r.Status, len(r.Messages), err)

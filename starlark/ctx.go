@@ -2,9 +2,7 @@ package starlark
 
 import (
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 
 	sl "go.starlark.net/starlark"
@@ -80,7 +78,7 @@ func (c *ctxValue) build(name string) (sl.Value, error) {
 		return newStruct("work_item", sl.StringDict{
 			"id":        sl.String(w.ID),
 			"ref":       sl.String(w.Ref),
-			"spec_dir":  sl.String(w.SpecDirRel),
+			"spec_dir":  sl.String(w.Dir),
 			"risk_tier": sl.MakeInt(w.RiskTier),
 			"tags":      stringTuple(w.Tags),
 		}), nil
@@ -163,7 +161,7 @@ func nodeValue(n *graph.Node) sl.Value {
 func (c *ctxValue) artifacts() sl.Value {
 	d := sl.NewDict(0)
 	g := c.gctx
-	if g.Node == nil || g.WorkItem.SpecDir == "" {
+	if g.Node == nil || g.WorkItem.Dir == "" {
 		return d
 	}
 	var names []string
@@ -172,12 +170,9 @@ func (c *ctxValue) artifacts() sl.Value {
 	}
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
-		if _, err := os.Stat(filepath.Join(g.WorkItem.SpecDir, filepath.FromSlash(name))); err != nil {
+		rel := path.Join(g.WorkItem.Dir, name)
+		if _, err := g.Files.Stat(rel); err != nil {
 			continue
-		}
-		rel := name
-		if g.WorkItem.SpecDirRel != "" {
-			rel = path.Join(g.WorkItem.SpecDirRel, name)
 		}
 		_ = d.SetKey(sl.String(name), sl.String(rel))
 	}

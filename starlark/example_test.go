@@ -6,17 +6,18 @@ import (
 	"path/filepath"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 	"github.com/the-loop/the-loop/starlark"
 )
 
 // The seed's example: a repository rule that every Go file carries an SPDX
 // header, loaded from the repository and run as the-loop runs any hook.
 func ExampleLoad() {
-	repo, err := os.MkdirTemp("", "example")
+	dir, err := os.MkdirTemp("", "example")
 	if err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(repo)
+	defer os.RemoveAll(dir)
 	for name, body := range map[string]string{
 		".the-loop/hooks/house_rules.star": `
 def _licence_header(ctx):
@@ -32,7 +33,7 @@ hook("x-licence-header", _licence_header)
 		"src/c/c.go":   "package c\n",
 		"src/notes.md": "not Go\n",
 	} {
-		p := filepath.Join(repo, filepath.FromSlash(name))
+		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			panic(err)
 		}
@@ -43,13 +44,17 @@ hook("x-licence-header", _licence_header)
 
 	hooks, err := starlark.Load(
 		[]starlark.Module{{Path: ".the-loop/hooks/house_rules.star", File: ".the-loop/harness-config.yaml", Line: 4}},
-		starlark.Options{Repo: repo, Limits: starlark.DefaultLimits},
+		starlark.Options{Repo: dir, Limits: starlark.DefaultLimits},
 	)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	r, err := hooks["x-licence-header"].Run(&graph.Context{Repo: repo})
+	checkout, err := repo.Open(dir)
+	if err != nil {
+		panic(err)
+	}
+	r, err := hooks["x-licence-header"].Run(&graph.Context{Checkout: checkout, Files: graph.NewFiles(checkout)})
 	if err != nil {
 		fmt.Println(err)
 		return

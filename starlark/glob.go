@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"math/bits"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 // globCost is what a glob is charged in steps before the entries it
@@ -141,8 +141,8 @@ var errGlobStopped = errors.New("stopped")
 // the number of entries it visited. Directories named .git are not entered
 // and symbolic links are neither followed nor listed. Directories are read
 // on every core.
-func (c *confined) glob(pattern string, opt globWalk) (paths []string, seen uint64, err error) {
-	p, err := parseGlob(pattern, c.what)
+func (t *tree) glob(pattern string, opt globWalk) (paths []string, seen uint64, err error) {
+	p, err := parseGlob(pattern, t.what)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -150,17 +150,22 @@ func (c *confined) glob(pattern string, opt globWalk) (paths []string, seen uint
 	if start == "" {
 		start = "."
 	}
-	joined, exists, err := c.resolve(start)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !exists {
+	fi, err := t.co.Lstat(start)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
 		return []string{}, 0, nil
+	case err != nil:
+		return nil, 0, t.problem(start, err, Limits{})
+	case fi.Mode()&fs.ModeSymlink != 0:
+		// Not followed; but a link out is an error, not an empty tree.
+		if _, err := t.co.Stat(start); errors.Is(err, repo.ErrOutside) {
+			return nil, 0, t.problem(start, err, Limits{})
+		}
+		return []string{}, 0, nil
+	case !fi.IsDir():
+		return []string{}, 0, nil // a file: nothing to walk
 	}
-	if fi, err := os.Lstat(joined); err != nil || !fi.IsDir() {
-		return []string{}, 0, nil // a symbolic link or a file: nothing to walk
-	}
-	w := &walker{c: c, p: p, opt: opt, out: []string{}, pending: 1}
+	w := &walker{t: t, p: p, opt: opt, out: []string{}, pending: 1}
 	w.cond.L = &w.mu
 	w.dirs = []walkDir{{rel: p.prefix, states: p.start}}
 	w.work()
@@ -178,7 +183,7 @@ func (c *confined) glob(pattern string, opt globWalk) (paths []string, seen uint
 // walker is one glob's walk: a queue of directories read by up to
 // GOMAXPROCS goroutines, the calling one included.
 type walker struct {
-	c   *confined
+	t   *tree
 	p   *globPattern
 	opt globWalk
 
@@ -230,16 +235,16 @@ func (w *walker) next() (walkDir, bool) {
 func (w *walker) read(d walkDir) {
 	var subdirs []walkDir
 	var matched []string
-	n, err := listDirectory(w.c.abs(d.rel), func(name string, kind entryKind) {
+	n, err := listDirectory(w.t.co, d.rel, func(name string, kind repo.Kind) {
 		switch kind {
-		case kindDir:
+		case repo.KindDir:
 			if name == ".git" {
 				return
 			}
 			if s := w.p.step(d.states, name); s&^w.p.done() != 0 {
 				subdirs = append(subdirs, walkDir{rel: joinRel(d.rel, name), states: s})
 			}
-		case kindRegular:
+		case repo.KindRegular:
 			if w.p.step(d.states, name)&w.p.done() != 0 {
 				matched = append(matched, joinRel(d.rel, name))
 			}
@@ -286,8 +291,14 @@ func (w *walker) read(d walkDir) {
 	}
 }
 
-// listDirectory is listDir; tests make it fail.
-var listDirectory = listDir
+// listDirectory lists the directory rel ("" for the root); tests make it
+// fail.
+var listDirectory = func(co *repo.Checkout, rel string, visit func(string, repo.Kind)) (int, error) {
+	if rel == "" {
+		rel = "."
+	}
+	return co.ListDir(rel, visit)
+}
 
 // listError words a directory that cannot be listed, by its repository
 // path rather than the host's.
@@ -295,11 +306,11 @@ func listError(rel string, err error) error {
 	if rel == "" {
 		rel = "."
 	}
-	var pe *os.PathError
+	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
+	if errors.Is(err, repo.ErrLink) || errors.Is(err, repo.ErrOutside) || errors.Is(err, errNotDir) {
 		return fmt.Errorf("%s changed while it was listed (it is no longer a directory)", rel)
 	}
 	return fmt.Errorf("cannot list %s: %w", rel, err)
@@ -311,16 +322,4 @@ func joinRel(dir, name string) string {
 		return strings.Clone(name)
 	}
 	return dir + "/" + name
-}
-
-// abs is the host path of a cleaned, slash-separated repository path; ""
-// is the root.
-func (c *confined) abs(rel string) string {
-	if rel == "" || rel == "." {
-		return c.root
-	}
-	if strings.HasSuffix(c.root, string(filepath.Separator)) {
-		return c.root + filepath.FromSlash(rel)
-	}
-	return c.root + string(filepath.Separator) + filepath.FromSlash(rel)
 }

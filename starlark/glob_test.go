@@ -1,6 +1,8 @@
 package starlark
 
 import (
+	"github.com/the-loop/the-loop/repo"
+
 	"errors"
 	"fmt"
 	"os"
@@ -80,7 +82,7 @@ func TestGlobPatternsAreCheckedBeforeAnyWalk(t *testing.T) {
 }
 
 // globTree is a repository for the walker's tests.
-func globTree(t *testing.T) (*confined, string) {
+func globTree(t *testing.T) (*tree, string) {
 	t.Helper()
 	root := writeTree(t, map[string]string{
 		"src/a.go":            "",
@@ -92,13 +94,13 @@ func globTree(t *testing.T) (*confined, string) {
 		"docs/i-1/x/tasks.md": "",
 		"top.go":              "",
 	})
-	if err := os.Symlink(filepath.Join(root, "src"), filepath.Join(root, "link")); err != nil {
+	if err := os.Symlink("src", filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(root, "src", "a.go"), filepath.Join(root, "src", "alias.go")); err != nil {
+	if err := os.Symlink("a.go", filepath.Join(root, "src", "alias.go")); err != nil {
 		t.Fatal(err)
 	}
-	c, err := newConfined(root, "the repository")
+	c, err := openTree(root, "the repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestGlobHandsOverEveryMatchAsFound(t *testing.T) {
 		want = append(want, rel)
 	}
 	root := writeTree(t, files)
-	c, err := newConfined(root, "the repository")
+	c, err := openTree(root, "the repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,13 +189,14 @@ func TestGlobHandsOverEveryMatchAsFound(t *testing.T) {
 // failListing makes listing the directory whose path ends in suffix fail
 // with errno, for the rest of the test.
 func failListing(t *testing.T, suffix string, errno syscall.Errno) {
-	listDirectory = func(path string, visit func(string, entryKind)) (int, error) {
-		if strings.HasSuffix(path, suffix) {
-			return 0, &os.PathError{Op: "open", Path: path, Err: errno}
+	list := listDirectory
+	listDirectory = func(co *repo.Checkout, rel string, visit func(string, repo.Kind)) (int, error) {
+		if strings.HasSuffix(co.Abs(rel), suffix) {
+			return 0, &os.PathError{Op: "open", Path: rel, Err: errno}
 		}
-		return listDir(path, visit)
+		return list(co, rel, visit)
 	}
-	t.Cleanup(func() { listDirectory = listDir })
+	t.Cleanup(func() { listDirectory = list })
 }
 
 func TestGlobFailsWhenADirectoryCannotBeListed(t *testing.T) {

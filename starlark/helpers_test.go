@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // writeTree writes files (slash paths -> contents) under a new temporary
@@ -87,8 +88,27 @@ func mustFailLoad(t testing.TB, opts Options, modules ...Module) *graph.ConfigEr
 	return ce
 }
 
+// openCheckout opens root as the checkout a hook call runs over.
+func openCheckout(root string) *repo.Checkout {
+	co, err := repo.Open(root)
+	if err != nil {
+		panic(err)
+	}
+	return co
+}
+
+// gctx is a minimal context over the repository at root, as a mutating
+// chain has it.
 func gctx(root string) *graph.Context {
-	return &graph.Context{Repo: root, Params: map[string]any{}, Boundary: graph.Exit}
+	co := openCheckout(root)
+	return &graph.Context{Checkout: co, Files: graph.DirectFiles(co), Params: map[string]any{}, Boundary: graph.Exit}
+}
+
+// pureCtx is a minimal context over root as check has it: read-only, its
+// files cached and globs read ahead.
+func pureCtx(root string) *graph.Context {
+	co := openCheckout(root)
+	return &graph.Context{Checkout: co, Files: graph.NewFiles(co), Boundary: graph.Exit, ReadOnly: true}
 }
 
 // run calls the named hook of table with a minimal context.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 
 	sl "go.starlark.net/starlark"
@@ -64,18 +63,15 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	if !h.host.logGiven && gctx.Log != nil {
 		log = gctx.Log
 	}
+	// ctx.repo is the checkout the chain runs over: the one the hooks were
+	// loaded from, or the same repository opened again by a later verb.
 	repo := h.host.repo
-	if gctx.Repo != "" && filepath.Clean(gctx.Repo) != repo.root {
-		c, err := newConfined(gctx.Repo, "the repository")
-		if err != nil {
-			return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
-		}
-		repo = c
+	if gctx.Checkout != nil {
+		repo = &tree{co: gctx.Checkout, what: repo.what}
 	}
 	st := newCallState(h.name, h.host.limits, log)
 	thread := st.newThread("hook "+h.name, h.host.threadInit)
-	repo.refresh()
-	rv := newRepoValue(repo, gctx.Files, st)
+	rv := newRepoValue(repo, gctx.Files.Cached(), st)
 	// Reading ahead ends with the call, even one abandoned still running.
 	defer rv.stop()
 	ctx := newContext(h.name, gctx, rv)

@@ -274,7 +274,7 @@ func TestReadsAreBoundedPerCall(t *testing.T) {
 	root := writeTree(t, files)
 	table := mustLoad(t, root, declared)
 	// Read straight from disk, and read ahead as under check.
-	for _, c := range []*graph.Context{gctx(root), {Repo: root, Boundary: graph.Exit, Files: graph.NewFiles()}} {
+	for _, c := range []*graph.Context{gctx(root), pureCtx(root)} {
 		_, err := table["x-all"].Run(c)
 		if err == nil {
 			t.Fatal("reading 5000 bytes with a per-call limit of 4096 succeeded")
@@ -319,7 +319,7 @@ hook("x-count", _count)
 		t.Fatal(err)
 	}
 	for range 3 {
-		r, err := table["x-count"].Run(&graph.Context{Repo: root, Boundary: graph.Exit, Files: graph.NewFiles()})
+		r, err := table["x-count"].Run(pureCtx(root))
 		if err != nil || r.Status != graph.StatusPass || r.Messages[0].Text != "200000" {
 			t.Fatalf("%+v, %v; want a pass counting 200000", r, err)
 		}
@@ -380,7 +380,7 @@ func TestReadsFollowACheckoutReplacedBetweenCalls(t *testing.T) {
 	root := writeTree(t, files)
 	table := mustLoad(t, root, declared)
 	read := func() string {
-		r, err := table["x-r"].Run(&graph.Context{Repo: root, Boundary: graph.Exit, Files: graph.NewFiles()})
+		r, err := table["x-r"].Run(pureCtx(root))
 		if err != nil || len(r.Messages) != 1 {
 			t.Fatalf("%+v, %v", r, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // keyModules is the configuration key every Load error names.
@@ -43,7 +43,7 @@ func fileOptions() *syntax.FileOptions { return &syntax.FileOptions{Set: true} }
 // host is what one Load's hooks share: the repository, the limits, the log
 // and the predeclared environment. It is immutable after Load.
 type host struct {
-	repo       *confined
+	repo       *tree
 	hookPath   []string
 	limits     Limits
 	log        *slog.Logger
@@ -53,7 +53,7 @@ type host struct {
 }
 
 func newHost(opts Options) (*host, error) {
-	repo, err := newConfined(opts.Repo, "the repository")
+	repo, err := openTree(opts.Repo, "the repository")
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +73,11 @@ func newHost(opts Options) (*host, error) {
 
 // source is one .star file to execute.
 type source struct {
-	name string    // how positions and messages name it
-	path string    // absolute, as joined
-	real string    // absolute, links resolved: its identity
-	root *confined // where its load()s resolve
-	dir  string    // its directory, slash-separated, relative to root
+	name string // how positions and messages name it
+	rel  string // cleaned, relative to root
+	real string // absolute, links resolved: its identity
+	root *tree  // where it is read and its load()s resolve
+	dir  string // its directory, slash-separated, relative to root
 }
 
 type fileEntry struct {
@@ -216,11 +216,11 @@ func (l *loader) resolveModule(m Module) (*source, error) {
 			continue
 		}
 		searched = append(searched, abs)
-		c, err := newConfined(abs, "the hook path directory "+abs)
+		c, err := openTree(abs, "the hook path directory "+abs)
 		if err != nil {
 			continue // a missing directory holds nothing
 		}
-		if _, exists, err := c.resolve(rel); err == nil && !exists {
+		if _, exists, err := c.stat(rel); err == nil && !exists {
 			continue
 		}
 		src, err := l.resolveIn(c, rel, true)
@@ -235,53 +235,56 @@ func (l *loader) resolveModule(m Module) (*source, error) {
 	return nil, declError(m, "module %s: %s is not on the hook path; searched: %s", m.Label(), rel, strings.Join(searched, ", "))
 }
 
-// resolveIn resolves rel inside c as a .star file to execute. Files on the
+// resolveIn resolves rel inside t as a .star file to execute. Files on the
 // hook path are named by their absolute path, repository files by their
 // repo-relative one.
-func (l *loader) resolveIn(c *confined, rel string, absName bool) (*source, error) {
+func (l *loader) resolveIn(t *tree, rel string, absName bool) (*source, error) {
 	if strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) {
-		return nil, fmt.Errorf("%q is an absolute path; a module path is relative to %s", rel, c.what)
+		return nil, fmt.Errorf("%q is an absolute path; a module path is relative to %s", rel, t.what)
 	}
 	if err := checkExt(rel); err != nil {
 		return nil, err
 	}
-	joined, exists, err := c.resolve(rel)
+	clean, err := t.clean(rel)
 	if err != nil {
 		return nil, err
 	}
-	clean, _ := c.clean(rel)
-	if !exists {
-		return nil, fmt.Errorf("cannot read %s: no such file in %s", clean, c.what)
-	}
-	fi, err := os.Stat(joined)
-	if err != nil {
+	fi, exists, err := t.stat(clean)
+	switch {
+	case errors.Is(err, repo.ErrOutside):
+		return nil, fmt.Errorf("%q resolves outside %s through a symbolic link", rel, t.what)
+	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", clean, err)
-	}
-	if !fi.Mode().IsRegular() {
+	case !exists:
+		return nil, fmt.Errorf("cannot read %s: no such file in %s", clean, t.what)
+	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("cannot read %s: not a regular file", clean)
 	}
-	real, err := filepath.EvalSymlinks(joined)
+	// Its identity, so that a file reached by two paths runs once. The
+	// checkout has just found it inside; this only names it.
+	real, err := filepath.EvalSymlinks(t.co.Abs(clean))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", clean, err)
 	}
 	name := clean
 	if absName {
-		name = joined
+		name = t.co.Abs(clean)
 	}
-	return &source{name: name, path: joined, real: real, root: c, dir: path.Dir(clean)}, nil
+	return &source{name: name, rel: clean, real: real, root: t, dir: path.Dir(clean)}, nil
 }
 
 func readSource(src *source) ([]byte, error) {
-	data, err := readAtMost(src.path, maxSource, -1)
-	if err != nil {
+	data, err := src.root.co.ReadFile(src.rel, maxSource)
+	var tooLarge *repo.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("%s is over %s; a hook module is limited to that", src.name, formatBytes(maxSource))
+	case err != nil:
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
 		return nil, fmt.Errorf("cannot read %s: %w", src.name, err)
-	}
-	if len(data) > maxSource {
-		return nil, fmt.Errorf("%s is over %s; a hook module is limited to that", src.name, formatBytes(maxSource))
 	}
 	return data, nil
 }

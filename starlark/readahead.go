@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 // readAhead reads a hook call's globbed files on the other cores, ahead
@@ -22,7 +24,7 @@ import (
 // (take) and not kept. stop ends it with the call: no worker outlives the
 // call by more than the file it is reading.
 type readAhead struct {
-	c   *confined
+	t   *tree
 	max int64 // per file, as the call bounds one read
 
 	budget   atomic.Int64 // bytes the call still lets the read-ahead read
@@ -45,10 +47,9 @@ type aheadFile struct {
 	rel  string // as the glob listed it, and as readFile takes it
 	once sync.Once
 	// set once, by a worker or by take
-	data    []byte
-	err     error
-	checked bool // see confined.readFile
-	ahead   bool // read by a worker: its bytes count in inflight
+	data  []byte
+	err   error
+	ahead bool // read by a worker: its bytes count in inflight
 
 	// the hook's goroutine only
 	taken   bool
@@ -79,8 +80,8 @@ const (
 	keepGlobs = 4
 )
 
-func newReadAhead(c *confined, max, budget int64) *readAhead {
-	ra := &readAhead{c: c, max: max}
+func newReadAhead(t *tree, max, budget int64) *readAhead {
+	ra := &readAhead{t: t, max: max}
 	ra.budget.Store(budget)
 	return ra
 }
@@ -121,10 +122,10 @@ func (ra *readAhead) done(g *aheadGlob) []string {
 // or one already taken. A file no worker has started is read here. max
 // bounds this read: the call's remaining read budget may be below the
 // bound files are read ahead with. Called on the hook's goroutine only.
-func (ra *readAhead) take(rel string, max int64) (data []byte, err error, checked, ok bool) {
+func (ra *readAhead) take(rel string, max int64) (data []byte, err error, ok bool) {
 	g, f := ra.find(rel)
 	if f == nil || f.taken {
-		return nil, nil, false, false
+		return nil, nil, false
 	}
 	if g != ra.reading {
 		ra.read(g)
@@ -132,21 +133,21 @@ func (ra *readAhead) take(rel string, max int64) (data []byte, err error, checke
 	f.taken = true
 	read := false
 	f.once.Do(func() {
-		f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, nil)
+		f.data, f.err = ra.t.co.ReadFile(f.rel, ra.max)
 		read = true
 	})
 	if f.dropped && !read {
-		f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, nil)
+		f.data, f.err = ra.t.co.ReadFile(f.rel, ra.max)
 	}
-	data, err, checked = f.data, f.err, f.checked
+	data, err = f.data, f.err
 	f.data = nil
 	if f.ahead && !f.dropped {
 		ra.giveBack(int64(len(data)))
 	}
 	if err == nil && int64(len(data)) > max {
-		return nil, &tooLargeError{Size: int64(len(data)), Max: max}, checked, true
+		return nil, &repo.TooLargeError{Size: int64(len(data)), Limit: max}, true
 	}
-	return data, err, checked, true
+	return data, err, true
 }
 
 // find looks rel up in the globs, the latest first, and moves that glob's
@@ -279,7 +280,7 @@ func (ra *readAhead) work(a *arena) {
 				break
 			}
 			f.once.Do(func() {
-				f.data, f.err, f.checked = ra.c.readFile(f.rel, ra.max, a)
+				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.alloc)
 				f.ahead = true
 				ra.budget.Add(-int64(len(f.data)))
 				ra.inflight.Add(int64(len(f.data)))

@@ -1,6 +1,8 @@
 package starlark
 
 import (
+	"github.com/the-loop/the-loop/repo"
+
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +16,7 @@ import (
 
 // aheadTree writes n files of size bytes, d/f000..., under a fresh
 // repository and returns it with their repository paths.
-func aheadTree(t *testing.T, n, size int) (*confined, []string) {
+func aheadTree(t *testing.T, n, size int) (*tree, []string) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -30,7 +32,7 @@ func aheadTree(t *testing.T, n, size int) (*confined, []string) {
 			t.Fatal(err)
 		}
 	}
-	c, err := newConfined(root, "the repository")
+	c, err := openTree(root, "the repository")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +85,11 @@ func TestReadAheadHandsEachFileOverOnce(t *testing.T) {
 	for _, rel := range order {
 		var i int
 		fmt.Sscanf(rel, "d/f%d", &i)
-		data, err, _, ok := ra.take(rel, 1<<20)
+		data, err, ok := ra.take(rel, 1<<20)
 		if !ok || err != nil || string(data) != body(i, 100) {
 			t.Fatalf("take %s = %q, %v, %v", rel, data, err, ok)
 		}
-		if _, _, _, ok := ra.take(rel, 1<<20); ok {
+		if _, _, ok := ra.take(rel, 1<<20); ok {
 			t.Fatalf("%s was handed over twice", rel)
 		}
 	}
@@ -109,12 +111,12 @@ func TestReadAheadKnowsOnlyWhatAGlobListed(t *testing.T) {
 	ra := newReadAhead(c, 1<<20, 1<<20)
 	globbed(ra, rels[:2])
 	for _, rel := range []string{rels[2], "./" + rels[0], "nothing"} {
-		if _, _, _, ok := ra.take(rel, 1<<20); ok {
+		if _, _, ok := ra.take(rel, 1<<20); ok {
 			t.Errorf("take %q: a path no glob listed was handed over", rel)
 		}
 	}
 	var none *readAhead
-	if _, _, _, ok := none.take(rels[0], 1<<20); ok {
+	if _, _, ok := none.take(rels[0], 1<<20); ok {
 		t.Error("a call without a read-ahead handed a file over")
 	}
 	none.stop()
@@ -124,7 +126,7 @@ func TestReadAheadStopsAtItsBudget(t *testing.T) {
 	c, rels := aheadTree(t, 100, 1000)
 	ra := newReadAhead(c, 1<<20, 5000)
 	globbed(ra, rels)
-	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
 	}
 	settle(t, ra)
@@ -135,7 +137,7 @@ func TestReadAheadStopsAtItsBudget(t *testing.T) {
 	}
 	// What was not read ahead is read when taken.
 	for _, rel := range rels[1:] {
-		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 1000 {
+		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 1000 {
 			t.Fatalf("take %s: %d bytes, %v, %v", rel, len(data), err, ok)
 		}
 	}
@@ -148,7 +150,7 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 	c, rels := aheadTree(t, 4*aheadWindow/size, size)
 	ra := newReadAhead(c, 1<<20, 1<<30)
 	globbed(ra, rels)
-	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
 	}
 	settle(t, ra)
@@ -160,7 +162,7 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 		t.Errorf("the window counts %d bytes; the files hold %d", got, readAheadBytes(ra))
 	}
 	for i, rel := range rels[1:] {
-		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, size) {
+		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, size) {
 			t.Fatalf("take %s: %d bytes, %v, %v", rel, len(data), err, ok)
 		}
 	}
@@ -177,7 +179,7 @@ func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
 	globbed(ra, rels)
 	// Every fourth file only: the rest must not fill the window for good.
 	for i := 0; i < len(rels); i += 4 {
-		if data, err, _, ok := ra.take(rels[i], 1<<20); !ok || err != nil || string(data) != body(i, size) {
+		if data, err, ok := ra.take(rels[i], 1<<20); !ok || err != nil || string(data) != body(i, size) {
 			t.Fatalf("take %s: %d bytes, %v, %v", rels[i], len(data), err, ok)
 		}
 	}
@@ -186,12 +188,12 @@ func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
 		t.Errorf("after the last file the window still counts %d bytes of files passed over", got)
 	}
 	// A file passed over can still be read, and is read afresh.
-	if data, err, _, ok := ra.take(rels[1], 1<<20); !ok || err != nil || string(data) != body(1, size) {
+	if data, err, ok := ra.take(rels[1], 1<<20); !ok || err != nil || string(data) != body(1, size) {
 		t.Errorf("a file passed over: %d bytes, %v, %v", len(data), err, ok)
 	}
 	// A second glob is read ahead again.
 	globbed(ra, rels[:8])
-	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
 	}
 	settle(t, ra)
@@ -204,7 +206,7 @@ func TestReadAheadEndsWithItsCall(t *testing.T) {
 	c, rels := aheadTree(t, 200, 1000)
 	ra := newReadAhead(c, 1<<20, 1<<30)
 	globbed(ra, rels)
-	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
 	}
 	ra.stop()
@@ -213,7 +215,7 @@ func TestReadAheadEndsWithItsCall(t *testing.T) {
 	budget := ra.budget.Load()
 	// A take after the end (an abandoned call's) still reads its file,
 	// and starts nothing.
-	if data, err, _, ok := ra.take(rels[199], 1<<20); !ok || err != nil || len(data) != 1000 {
+	if data, err, ok := ra.take(rels[199], 1<<20); !ok || err != nil || len(data) != 1000 {
 		t.Errorf("take after stop: %d bytes, %v, %v", len(data), err, ok)
 	}
 	time.Sleep(10 * time.Millisecond)
@@ -229,31 +231,35 @@ func TestReadAheadAppliesTheBoundOfTheTake(t *testing.T) {
 	c, rels := aheadTree(t, 1, 100)
 	ra := newReadAhead(c, 1<<20, 1<<20)
 	globbed(ra, rels)
-	_, err, _, ok := ra.take(rels[0], 50)
-	var tl *tooLargeError
-	if !ok || !errors.As(err, &tl) || tl.Size != 100 || tl.Max != 50 {
+	_, err, ok := ra.take(rels[0], 50)
+	var tl *repo.TooLargeError
+	if !ok || !errors.As(err, &tl) || tl.Size != 100 || tl.Limit != 50 {
 		t.Errorf("take with a bound of 50 = %v, %v; want a tooLargeError of 100 bytes", err, ok)
 	}
 	settle(t, ra)
 }
 
-func TestReadAheadRefusesAFileReplacedByASymlink(t *testing.T) {
-	c, rels := aheadTree(t, 2, 10)
+func TestReadAheadRefusesAFileReplacedByALinkOut(t *testing.T) {
+	c, rels := aheadTree(t, 1, 10)
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("OUTSIDE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ra := newReadAhead(c, 1<<20, 0) // no budget: the take reads
-	globbed(ra, rels[:1])
-	p := c.abs(rels[0])
+	globbed(ra, rels)
+	p := c.co.Abs(rels[0])
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(c.abs(rels[1]), p); err != nil {
+	if err := os.Symlink(outside, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err, _, ok := ra.take(rels[0], 1<<20); !ok || !errors.Is(err, errSymlink) {
-		t.Errorf("take of a symbolic link = %v, %v; want errSymlink", err, ok)
+	if data, err, ok := ra.take(rels[0], 1<<20); !ok || !errors.Is(err, repo.ErrOutside) {
+		t.Errorf("take of a link out = %q, %v, %v; want ErrOutside", data, err, ok)
 	}
 }
 
-func TestReadAheadDoesNotFollowADirectorySwappedForALink(t *testing.T) {
+func TestReadAheadDoesNotFollowADirectorySwappedForALinkOut(t *testing.T) {
 	c, rels := aheadTree(t, 1, 10)
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "f000"), []byte("OUTSIDE"), 0o644); err != nil {
@@ -261,22 +267,16 @@ func TestReadAheadDoesNotFollowADirectorySwappedForALink(t *testing.T) {
 	}
 	ra := newReadAhead(c, 1<<20, 0) // no budget: the take reads
 	globbed(ra, rels)
-	if err := os.RemoveAll(c.abs("d")); err != nil {
+	if err := os.RemoveAll(c.co.Abs("d")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, c.abs("d")); err != nil {
+	if err := os.Symlink(outside, c.co.Abs("d")); err != nil {
 		t.Fatal(err)
 	}
-	data, err, checked, ok := ra.take(rels[0], 1<<20)
-	switch {
-	case !ok:
-		t.Fatal("the globbed file was not handed over")
-	case checked && !errors.Is(err, errSymlink):
-		t.Errorf("a read confined by the kernel = %q, %v; want errSymlink", data, err)
-	case !checked && c.checksPaths():
-		t.Error("openat2 is in use but the read says it was not checked")
+	data, err, ok := ra.take(rels[0], 1<<20)
+	if !ok || !errors.Is(err, repo.ErrOutside) {
+		t.Errorf("take through a directory swapped for a link out = %q, %v, %v; want ErrOutside", data, err, ok)
 	}
-	// Unchecked, readFast checks the directory itself (TestReadRefuses...).
 }
 
 func TestReadAheadRemembersOnlyItsLatestGlobs(t *testing.T) {
@@ -285,10 +285,10 @@ func TestReadAheadRemembersOnlyItsLatestGlobs(t *testing.T) {
 	for _, rel := range rels {
 		globbed(ra, []string{rel})
 	}
-	if _, _, _, ok := ra.take(rels[0], 1<<20); ok {
+	if _, _, ok := ra.take(rels[0], 1<<20); ok {
 		t.Errorf("the oldest of %d globs was remembered; at most %d are", len(rels), keepGlobs)
 	}
-	if _, err, _, ok := ra.take(rels[keepGlobs], 1<<20); !ok || err != nil {
+	if _, err, ok := ra.take(rels[keepGlobs], 1<<20); !ok || err != nil {
 		t.Errorf("the latest glob's file: %v, %v", err, ok)
 	}
 	settle(t, ra)
@@ -300,7 +300,7 @@ func TestReadAheadTakesFromTheLatestGlobFirst(t *testing.T) {
 	globbed(ra, rels[:3])
 	globbed(ra, rels[2:])
 	for _, rel := range rels {
-		if _, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil {
+		if _, err, ok := ra.take(rel, 1<<20); !ok || err != nil {
 			t.Errorf("take %s = %v, %v", rel, err, ok)
 		}
 	}
@@ -321,7 +321,7 @@ func TestReadAheadIsSafeForAConcurrentWalk(t *testing.T) {
 	wg.Wait()
 	ra.done(g)
 	for _, rel := range rels {
-		if data, err, _, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 64 {
+		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || len(data) != 64 {
 			t.Errorf("take %s: %d bytes, %v, %v", rel, len(data), err, ok)
 		}
 	}

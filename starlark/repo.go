@@ -3,161 +3,107 @@ package starlark
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"unsafe"
 
 	sl "go.starlark.net/starlark"
 
-	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
-// confined resolves repo-relative, slash-separated paths inside one root
-// directory: an absolute path, a path whose .. leaves the root and a path
-// whose symbolic links resolve outside it are refused. It never follows a
-// link to find out whether something outside exists.
-type confined struct {
-	root     string // as given: what paths are joined to
-	rootReal string // with symbolic links resolved
-	what     string // "the repository", "the hook path directory /x"
-	beneath  beneath
+// tree is a directory the host reads .star files and hooks read files
+// from: the repository, or a directory on the operator's hook path. Every
+// access goes through its repo.Checkout, which keeps it inside; what names
+// the tree in the messages a hook's author reads.
+type tree struct {
+	co   *repo.Checkout
+	what string // "the repository", "the hook path directory /x"
 }
 
-func newConfined(root, what string) (*confined, error) {
+// openTree opens the directory at root, which must be absolute.
+func openTree(root, what string) (*tree, error) {
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("%s root %q is not an absolute path", what, root)
 	}
-	real, err := filepath.EvalSymlinks(root)
+	co, err := repo.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s root: %w", what, err)
 	}
-	return &confined{root: filepath.Clean(root), rootReal: real, what: what}, nil
+	return &tree{co: co, what: what}, nil
 }
 
 // clean checks rel lexically and returns it cleaned, still slash-separated.
-func (c *confined) clean(rel string) (string, error) {
+func (t *tree) clean(rel string) (string, error) {
+	p, err := repo.Clean(rel)
 	switch {
+	case err == nil:
+		return p, nil
 	case rel == "":
 		return "", errors.New("an empty path")
-	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
-		return "", fmt.Errorf("%q is absolute; paths are relative to %s", rel, c.what)
 	case strings.ContainsRune(rel, 0):
 		return "", fmt.Errorf("%q contains a NUL byte", rel)
+	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
+		return "", fmt.Errorf("%q is absolute; paths are relative to %s", rel, t.what)
 	}
-	p := path.Clean(rel)
-	if p == ".." || strings.HasPrefix(p, "../") {
-		return "", fmt.Errorf("%q leaves %s", rel, c.what)
-	}
-	return p, nil
+	return "", fmt.Errorf("%q leaves %s", rel, t.what)
 }
 
-// resolve returns the joined path of rel and whether it exists, after
-// checking that the deepest existing part of it resolves inside the root.
-func (c *confined) resolve(rel string) (joined string, exists bool, err error) {
-	p, err := c.clean(rel)
-	if err != nil {
-		return "", false, err
+// problem words a failed access to the cleaned path rel for a hook's
+// author, by repository path.
+func (t *tree) problem(rel string, err error, lim Limits) error {
+	var tooLarge *repo.TooLargeError
+	switch {
+	case errors.Is(err, repo.ErrOutside):
+		return fmt.Errorf("%q resolves outside %s through a symbolic link", rel, t.what)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+		return fmt.Errorf("%s does not exist", rel)
+	case errors.Is(err, repo.ErrNotRegular):
+		return fmt.Errorf("%s is not a regular file", rel)
+	case errors.As(err, &tooLarge) && tooLarge.Size > lim.ReadBytes:
+		return fmt.Errorf("%s is %d bytes; one read is limited to %d", rel, tooLarge.Size, lim.ReadBytes)
+	case errors.As(err, &tooLarge):
+		return fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
 	}
-	joined = filepath.Join(c.root, filepath.FromSlash(p))
-	probe := joined
-	for {
-		real, err := filepath.EvalSymlinks(probe)
-		if err == nil {
-			if !within(c.rootReal, real) {
-				return "", false, fmt.Errorf("%q resolves outside %s through a symbolic link", rel, c.what)
-			}
-			return joined, probe == joined, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", false, fmt.Errorf("%s: %w", rel, err)
-		}
-		if probe == c.root || len(probe) <= len(c.root) {
-			return "", false, fmt.Errorf("%s: %w", rel, err)
-		}
-		probe = filepath.Dir(probe)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
+	return fmt.Errorf("%s: %w", rel, err)
 }
 
-// resolveCached is resolve for a caller that resolves many paths: verified
-// remembers directories already known to resolve inside the root, so a
-// path that is not itself a symbolic link, in such a directory, takes one
-// lstat. It returns that lstat's FileInfo when it has it.
-func (c *confined) resolveCached(rel string, verified dirsInside) (joined string, fi fs.FileInfo, exists bool, err error) {
-	p, err := c.clean(rel)
-	if err != nil {
-		return "", nil, false, err
+// stat describes the cleaned path rel: its FileInfo, or exists false.
+func (t *tree) stat(rel string) (fs.FileInfo, bool, error) {
+	fi, err := t.co.Stat(rel)
+	switch {
+	case err == nil:
+		return fi, true, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+		return nil, false, nil
 	}
-	joined = c.abs(p)
-	if joined != c.root && verified.check(c, filepath.Dir(joined)) {
-		fi, err := os.Lstat(joined)
-		switch {
-		case err == nil && fi.Mode()&fs.ModeSymlink == 0:
-			return joined, fi, true, nil
-		case errors.Is(err, fs.ErrNotExist):
-			return joined, nil, false, nil
-		}
-	}
-	joined, exists, err = c.resolve(rel)
-	return joined, nil, exists, err
-}
-
-// dirsInside remembers, for one call, the directories known to resolve
-// inside a confined root.
-type dirsInside map[string]bool
-
-// check reports whether the host directory dir resolves inside c's root,
-// remembering a yes.
-func (d dirsInside) check(c *confined, dir string) bool {
-	if d[dir] {
-		return true
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil || !within(c.rootReal, real) {
-		return false
-	}
-	d[dir] = true
-	return true
-}
-
-// within reports whether p is root or inside it; both are cleaned absolute
-// paths.
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
+	return nil, false, err
 }
 
 // repoValue is ctx.repo: read, exists and glob over the repository, for one
 // hook call.
 type repoValue struct {
-	c     *confined
-	files *graph.Files
+	t     *tree
 	st    *callState
 	attrs map[string]*sl.Builtin
-	// verified caches directories known to resolve inside the repository,
-	// for this call.
-	verified dirsInside
 	// ahead reads this call's globs ahead; nil when the evaluation may
-	// write.
+	// write, and its files must be read when asked for, not before.
 	ahead *readAhead
 }
 
 var _ sl.HasAttrs = (*repoValue)(nil)
 
-func newRepoValue(c *confined, files *graph.Files, st *callState) *repoValue {
-	r := &repoValue{c: c, files: files, st: st, verified: dirsInside{}}
-	if files != nil {
+func newRepoValue(t *tree, readOnly bool, st *callState) *repoValue {
+	r := &repoValue{t: t, st: st}
+	if readOnly {
 		// Made now, not on the first glob: stop may be called from another
 		// goroutine while an abandoned call still runs.
-		r.ahead = newReadAhead(c, st.limits.ReadBytes, st.limits.ReadTotal)
+		r.ahead = newReadAhead(t, st.limits.ReadBytes, st.limits.ReadTotal)
 	}
 	r.attrs = map[string]*sl.Builtin{
 		"read":   sl.NewBuiltin("repo.read", r.read),
@@ -201,117 +147,21 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 		return nil, err
 	}
 	lim := r.st.limits
-	if data, ok, err := r.readFast(rel); ok {
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
-		}
-		return r.account(thread, rel, data)
-	}
-	joined, fi, exists, err := r.c.resolveCached(rel, r.verified)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	if !exists {
-		return nil, fmt.Errorf("%s: %s does not exist", b.Name(), rel)
-	}
-	if fi == nil {
-		if fi, err = os.Stat(joined); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
-		}
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %s is not a regular file", b.Name(), rel)
-	}
-	if fi.Size() > lim.ReadBytes {
-		return nil, fmt.Errorf("%s: %s is %d bytes; one read is limited to %d", b.Name(), rel, fi.Size(), lim.ReadBytes)
-	}
-	if r.st.readTotal+fi.Size() > lim.ReadTotal {
-		return nil, fmt.Errorf("%s: reading %s would take this call past its read limit of %d bytes", b.Name(), rel, lim.ReadTotal)
-	}
-	var data []byte
-	if r.files != nil {
-		data, err = r.files.ReadFile(joined)
-	} else {
-		data, err = readAtMost(joined, lim.ReadBytes, fi.Size())
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	if int64(len(data)) > lim.ReadBytes {
-		return nil, fmt.Errorf("%s: %s is over %d bytes; one read is limited to %d", b.Name(), rel, lim.ReadBytes, lim.ReadBytes)
-	}
-	return r.account(thread, rel, data)
-}
-
-// readFast reads rel when its directory is already known to lie inside the
-// repository: the file is opened without following a final symbolic link,
-// so no further resolution is needed. ok is false when the fast path does
-// not apply (an unverified directory, a final symbolic link, the root
-// itself) and the caller must resolve the path in full.
-func (r *repoValue) readFast(rel string) (data []byte, ok bool, err error) {
-	lim := r.st.limits
 	limit := min(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
-	// A path a glob of this call listed, exactly as listed, is a regular
-	// file the walk reached without following a link.
-	if data, err, checked, ahead := r.ahead.take(rel, limit); ahead {
-		if !checked && !r.dirInside(rel) {
-			return nil, false, nil
+	// A path a glob of this call listed, exactly as listed, may have been
+	// read already.
+	data, err, ahead := r.ahead.take(rel, limit)
+	if !ahead {
+		var p string
+		if p, err = r.t.clean(rel); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		return r.readResult(rel, data, err)
+		rel = p
+		data, err = r.t.co.ReadFile(p, limit)
 	}
-	p, err := r.c.clean(rel)
-	if err != nil || p == "." {
-		return nil, false, nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, lim))
 	}
-	checks := r.c.checksPaths()
-	if !checks && !r.dirInside(p) {
-		return nil, false, nil
-	}
-	data, err, checked := r.c.readFile(p, limit, nil)
-	if !checked && checks && !r.dirInside(p) {
-		return nil, false, nil // the kernel refused openat2 after all
-	}
-	return r.readResult(rel, data, err)
-}
-
-// dirInside reports whether the directory holding the cleaned repository
-// path rel resolves inside the repository.
-func (r *repoValue) dirInside(rel string) bool {
-	return r.verified.check(r.c, filepath.Dir(r.c.abs(rel)))
-}
-
-// readResult is readFast's answer for a fast read's outcome: a final
-// symbolic link sends the caller the slow way.
-func (r *repoValue) readResult(rel string, data []byte, err error) ([]byte, bool, error) {
-	switch {
-	case err == nil:
-		return data, true, nil
-	case errors.Is(err, errSymlink):
-		return nil, false, nil
-	}
-	return nil, true, r.readError(rel, err)
-}
-
-// readError words a failed read of rel for the hook's author.
-func (r *repoValue) readError(rel string, err error) error {
-	lim := r.st.limits
-	var tooLarge *tooLargeError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist", rel)
-	case errors.Is(err, errNotRegular):
-		return fmt.Errorf("%s is not a regular file", rel)
-	case errors.As(err, &tooLarge) && tooLarge.Size > lim.ReadBytes:
-		return fmt.Errorf("%s is %d bytes; one read is limited to %d", rel, tooLarge.Size, lim.ReadBytes)
-	case errors.As(err, &tooLarge):
-		return fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
-	}
-	return err
-}
-
-// account charges a read to the call: its bytes against the read total and
-// its size against the step budget.
-func (r *repoValue) account(thread *sl.Thread, rel string, data []byte) (sl.Value, error) {
 	r.st.readTotal += int64(len(data))
 	if err := r.st.chargeFor(thread, uint64(len(data))/1024, func() string { return "reading " + rel }); err != nil {
 		return nil, err
@@ -320,46 +170,13 @@ func (r *repoValue) account(thread *sl.Thread, rel string, data []byte) (sl.Valu
 }
 
 // bytesToString views data as a string without copying it. data must never
-// change afterwards: it is a buffer made for this read (possibly a piece
-// of a read-ahead arena block, which is never reused), or a graph.Files
-// entry, which no caller may modify.
+// change afterwards: it is a buffer made for this read, possibly a piece
+// of a read-ahead arena block, which is never reused.
 func bytesToString(data []byte) string {
 	if len(data) == 0 {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(data), len(data))
-}
-
-// readAtMost reads at most limit+1 bytes of the named file, expecting
-// about hint (the size a stat reported; below 0 when unknown): a file that
-// grew past limit since its size was checked comes back longer than limit.
-func readAtMost(name string, limit, hint int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if hint < 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		hint = fi.Size()
-	}
-	buf := make([]byte, min(max(hint, 0), limit)+1)
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err == io.EOF {
-			return buf[:n], nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	rest, err := io.ReadAll(io.LimitReader(f, limit+1-int64(n)))
-	return append(buf[:n], rest...), err
 }
 
 // exists(path) reports whether path names a file or directory.
@@ -368,9 +185,13 @@ func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 	if err != nil {
 		return nil, err
 	}
-	_, _, exists, err := r.c.resolveCached(rel, r.verified)
+	p, err := r.t.clean(rel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	_, exists, err := r.t.stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, r.st.limits))
 	}
 	return sl.Bool(exists), nil
 }
@@ -392,7 +213,7 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 		found:    found,
 		unsorted: done != nil,
 	}
-	paths, seen, err := r.c.glob(pattern, walk)
+	paths, seen, err := r.t.glob(pattern, walk)
 	// Every entry visited is a step, whether or not the walk finished.
 	if err := r.st.charge(thread, seen, what); err != nil {
 		return nil, err

@@ -32,8 +32,12 @@ func fixtureRepo(t testing.TB) string {
 		"out":          filepath.Join(outside, "dir"),
 		"outfile":      filepath.Join(outside, "secret"),
 		"out-dangling": filepath.Join(outside, "nothing"),
-		"inlink":       filepath.Join(root, "src/a.go"),
-		"src/link.go":  filepath.Join(root, "src/b.go"),
+		"inlink":       "src/a.go",
+		"src/link.go":  "b.go",
+		"dangling-in":  "nowhere",
+		// An absolute target is a place on one machine; even one naming a
+		// file inside is refused.
+		"abs-in": filepath.Join(root, "src/a.go"),
 	} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
@@ -47,18 +51,18 @@ func fixtureRepo(t testing.TB) string {
 func fixtureContext(t testing.TB, root string) *graph.Context {
 	t.Helper()
 	g := compileLoop(t)
+	co := openCheckout(root)
 	node, err := g.Node("implementation")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &graph.Context{
 		WorkItem: graph.WorkItem{
-			Ref: "github:o/r#1", ID: "item-1", Tags: []string{"a", "b"}, RiskTier: 2,
-			SpecDir: filepath.Join(root, "specs/item-1"), SpecDirRel: "specs/item-1",
+			Ref: "github:o/r#1", ID: "item-1", Tags: []string{"a", "b"}, RiskTier: 2, Dir: "specs/item-1",
 		},
 		Node:     node,
 		Boundary: graph.Exit,
-		Repo:     root,
+		Checkout: co,
 		Params: map[string]any{
 			"board":  "platform",
 			"list":   []any{1, "two", 2.5, true, nil},
@@ -74,7 +78,7 @@ func fixtureContext(t testing.TB, root string) *graph.Context {
 			"graph": map[string]any{"hooks": map[string]any{"attach": []any{map[string]any{"hook": "x-test-ctx", "node": "implementation"}}}},
 		},
 		Graph: g,
-		Files: graph.NewFiles(),
+		Files: graph.NewFiles(co),
 	}
 }
 

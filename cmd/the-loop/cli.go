@@ -16,8 +16,8 @@ import (
 
 // Globals are accepted on every verb.
 type Globals struct {
-	Repo    string `help:"Repository root." default:"." type:"string" placeholder:"DIR"`
-	Config  string `help:"Operator CLI config file (default: $THE_LOOP_CLI_CONFIG, ./.the-loop/cli-config.yaml, ~/.the-loop/cli-config.yaml)." type:"string" placeholder:"FILE"`
+	Repo    string `help:"Repository root (default: the repository holding the working directory, the nearest with .git or .the-loop/harness-config.yaml)." type:"string" placeholder:"DIR"`
+	Config  string `help:"Operator CLI config file (default: $THE_LOOP_CLI_CONFIG, then ~/.the-loop/cli-config.yaml; one in the checkout is never read unless named here)." type:"string" placeholder:"FILE"`
 	Verbose bool   `help:"Print diagnostics to stderr." short:"v"`
 
 	Version kong.VersionFlag `help:"Print the version and exit."`
@@ -103,12 +103,19 @@ func report(err error, stderr io.Writer) int {
 }
 
 // open builds the engine for the global flags.
-func (g *Globals) open(out *Output) (*policy.Engine, error) {
-	opts := policy.Options{Repo: g.Repo, CLIConfig: g.Config}
+func (g *Globals) open(out *Output) (*policy.Engine, error) { return g.openWith(out, policy.Options{}) }
+
+// openWith is open with options of the verb's own (init adopts a working
+// directory that is in no repository).
+func (g *Globals) openWith(out *Output, opts policy.Options) (*policy.Engine, error) {
+	opts.Repo, opts.CLIConfig = g.Repo, g.Config
 	if g.Verbose {
 		opts.Log = slog.New(slog.NewTextHandler(out.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	e, err := policy.Open(opts)
+	if errors.Is(err, policy.ErrNoRepository) {
+		return nil, fmt.Errorf("%w; run the-loop inside a repository, or name one with --repo", err)
+	}
 	g.opened = e
 	return e, err
 }
@@ -136,11 +143,16 @@ func (l LoopFlags) selector(ref string) (policy.Selector, error) {
 
 // engine opens the repository for a verb that addresses one loop.
 func (g *Globals) engine(out *Output, l LoopFlags, ref string) (*policy.Engine, policy.Selector, error) {
+	return g.engineWith(out, l, ref, policy.Options{})
+}
+
+// engineWith is engine with options of the verb's own.
+func (g *Globals) engineWith(out *Output, l LoopFlags, ref string, opts policy.Options) (*policy.Engine, policy.Selector, error) {
 	sel, err := l.selector(ref)
 	if err != nil {
 		return nil, sel, err
 	}
-	e, err := g.open(out)
+	e, err := g.openWith(out, opts)
 	return e, sel, err
 }
 

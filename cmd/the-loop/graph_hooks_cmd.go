@@ -14,7 +14,9 @@ type GraphHooksCmd struct {
 }
 
 func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
-	e, err := g.open(out)
+	// Listing runs nothing and judges nothing: outside a repository it is
+	// the shipped hooks.
+	e, err := g.openWith(out, policy.Options{OrWorkDir: true})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,9 @@ type GraphShowCmd struct {
 }
 
 func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
-	e, sel, err := g.engine(out, c.LoopFlags, "")
+	// Describing a loop judges nothing: outside a repository it is the
+	// shipped loop.
+	e, sel, err := g.engineWith(out, c.LoopFlags, "", policy.Options{OrWorkDir: true})
 	if err != nil {
 		return err
 	}

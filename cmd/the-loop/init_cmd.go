@@ -25,7 +25,7 @@ GitHub name; check and the other read-only verbs never write.`
 }
 
 func (c *InitCmd) Run(g *Globals, out *Output) error {
-	e, err := g.open(out)
+	e, err := g.openWith(out, policy.Options{OrWorkDir: true})
 	if err != nil {
 		return err
 	}

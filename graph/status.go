@@ -1,0 +1,155 @@
+package graph
+
+import (
+	"slices"
+)
+
+// NodeReport is one node's verdict as check reports it. Its JSON keys are the
+// original tool's, so tooling built on that output keeps working.
+type NodeReport struct {
+	Node     string   `json:"node"`
+	Status   string   `json:"status"`
+	Outcome  string   `json:"outcome"`
+	Messages []string `json:"messages"`
+	Forced   bool     `json:"forced"`
+	Attempts int      `json:"attempts"`
+}
+
+// Satisfied is pass or skip.
+func (r NodeReport) Satisfied() bool {
+	return r.Status == string(StatusPass) || r.Status == string(StatusSkip)
+}
+
+// StatusReport is one work item's verdicts, in declaration order.
+type StatusReport struct {
+	WorkItem    string         `json:"workItem"`
+	CurrentNode string         `json:"currentNode"`
+	OK          bool           `json:"ok"`
+	Parked      map[string]any `json:"parked"`
+	Nodes       []NodeReport   `json:"nodes"`
+}
+
+// Reached splits the nodes at the pointer: those up to and including the
+// current node are findings, those after it are simply not done yet.
+func (s *StatusReport) Reached() (reached, ahead []NodeReport) {
+	for i, n := range s.Nodes {
+		if n.Node == s.CurrentNode {
+			return s.Nodes[:i+1], s.Nodes[i+1:]
+		}
+	}
+	return s.Nodes, nil
+}
+
+// What makes a report a failure (check --fail-on).
+const (
+	// FailOnUnmet fails on any unsatisfied node up to the pointer, a human
+	// wait included: what you want when asking where an item stands.
+	FailOnUnmet = "unmet"
+	// FailOnBlock fails only on a block, something an agent can fix: a pull
+	// request waiting on its reviewer is the normal state of an open one,
+	// and a gate that is red by construction is one people merge past.
+	FailOnBlock = "block"
+)
+
+// Fails applies a FailOn rule to the report.
+func (s *StatusReport) Fails(failOn string) bool {
+	if failOn == FailOnBlock {
+		return s.Blocked()
+	}
+	return !s.OK
+}
+
+// Blocked reports whether a node an agent can fix is blocked at or before
+// the pointer.
+func (s *StatusReport) Blocked() bool {
+	reached, _ := s.Reached()
+	for _, n := range reached {
+		if n.Status == string(StatusBlock) {
+			return true
+		}
+	}
+	return false
+}
+
+// Status evaluates every node's exit chain in declaration order, purely: no
+// write, no subprocess, no outbound call, no event. Human gates read wait,
+// because no inbound event is passed. recompute ignores the stored pointer
+// and derives it from the artifacts alone: stored state is a cache, never an
+// authority. Declared skips are honoured in both modes; a declaration the
+// graph refuses is honoured in neither and called out on its node.
+func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
+	return rt.StatusWith(id, nil, recompute)
+}
+
+// StatusWith is Status for a caller that already read the item's state
+// (to choose its loop); st nil reads it.
+func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusReport, error) {
+	files := NewFiles(rt.Checkout)
+	item, err := rt.workItem(id, files)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		if st, err = LoadState(rt.Checkout, rt.StateDir(item), item.ID); err != nil {
+			return nil, err
+		}
+	}
+	skips := rt.DeclaredSkips(st)
+	refused := rt.refusedSkips(st)
+	rep := &StatusReport{WorkItem: id, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
+	for _, n := range rt.Graph.Nodes {
+		rec := st.Nodes[n.ID]
+		attempts := 0
+		if rec != nil {
+			attempts = rec.Attempts
+		}
+		if decl, ok := skips[n.ID]; ok {
+			rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(StatusSkip), Outcome: OutcomeSkipped,
+				Messages: []string{SkipProvenance(decl)}, Attempts: attempts})
+			continue
+		}
+		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, nil))
+		msgs := renderMessages(out.Messages())
+		msgs = append(msgs, out.Warnings...)
+		if slices.Contains(refused, n.ID) {
+			msgs = append(msgs, "graph state declares a skip on this node, which is not skippable; the declaration is refused and has no effect")
+		}
+		rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(out.Status), Outcome: out.Outcome(),
+			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts})
+	}
+	rep.CurrentNode = st.CurrentNode
+	switch {
+	case recompute || rep.CurrentNode == "":
+		rep.CurrentNode = rt.Graph.Start
+	case !rt.Graph.Has(rep.CurrentNode):
+		return nil, rt.unknownCurrent(item, st)
+	}
+	if recompute {
+		rep.CurrentNode = firstUnmet(rep.Nodes, rep.CurrentNode)
+	} else {
+		rep.Parked = st.Parked
+	}
+	rep.OK = true
+	for _, n := range rep.Nodes {
+		if !n.Satisfied() {
+			rep.OK = false
+			break
+		}
+		if n.Node == rep.CurrentNode {
+			break
+		}
+	}
+	return rep, nil
+}
+
+func firstUnmet(nodes []NodeReport, fallback string) string {
+	for _, n := range nodes {
+		if !n.Satisfied() {
+			return n.Node
+		}
+	}
+	if len(nodes) > 0 {
+		return nodes[len(nodes)-1].Node
+	}
+	return fallback
+}

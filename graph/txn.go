@@ -1,0 +1,76 @@
+package graph
+
+// txn is one change to a work item made under its lock: the state read
+// under the lock, and the events the change emits. commit appends the
+// events durably before it writes the state that records them: a crash
+// between the two leaves events the next run repeats, never an item that
+// moved without them. Events emitted after the last commit (what an entry
+// chain's hooks did) are appended when the change ends.
+type txn struct {
+	rt      *Runtime
+	item    WorkItem
+	st      *State
+	pending []emission
+}
+
+// emission is one event waiting for its commit.
+type emission struct {
+	event, level string
+	fields       map[string]any
+}
+
+// emit buffers an event until the next commit.
+func (tx *txn) emit(event, level string, fields map[string]any) {
+	tx.pending = append(tx.pending, emission{event, level, fields})
+}
+
+// commit appends the buffered events, durably, then writes the state,
+// recording the loop it walks the first time.
+func (tx *txn) commit() error {
+	tx.flush(true)
+	if tx.st.Loop == "" {
+		tx.st.Loop = tx.rt.Graph.Name
+	}
+	return tx.st.Save(tx.rt.Checkout, tx.rt.StateDir(tx.item))
+}
+
+// flush appends the buffered events; durable makes them reach the disk
+// before it returns. A log that cannot be written never fails the verb.
+func (tx *txn) flush(durable bool) {
+	events := tx.pending
+	tx.pending = nil
+	if len(events) == 0 {
+		return
+	}
+	for _, e := range events {
+		tx.rt.emit(e.event, e.level, e.fields)
+	}
+	if s, ok := tx.rt.Events.(Syncer); ok && durable {
+		if err := s.Sync(); err != nil {
+			tx.rt.log().Warn("could not make events durable", "events", len(events), "err", err)
+		}
+	}
+}
+
+// locked loads id's state under its lock and hands fn the change; events
+// fn emits after its last commit are appended when it returns.
+func (rt *Runtime) locked(id string, fn func(tx *txn) error) error {
+	item, err := rt.WorkItem(id)
+	if err != nil {
+		return err
+	}
+	return rt.lockedItem(item, fn)
+}
+
+// lockedItem is locked for a caller that already described the item.
+func (rt *Runtime) lockedItem(item WorkItem, fn func(tx *txn) error) error {
+	return rt.withLock(item, func() error {
+		st, err := LoadState(rt.Checkout, rt.StateDir(item), item.ID)
+		if err != nil {
+			return err
+		}
+		tx := &txn{rt: rt, item: item, st: st}
+		defer tx.flush(false)
+		return fn(tx)
+	})
+}
