@@ -249,7 +249,7 @@ func (rt *Runtime) withLock(item WorkItem, fn func() error) error {
 	for {
 		ok, err := lock.TryLock()
 		if err != nil {
-			return fmt.Errorf("lock %s: %w", path.Join(dir, LockFile), err)
+			return err
 		}
 		if ok {
 			break

@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +44,8 @@ const (
 	// DefaultHookDeadline is the wall-clock limit of one repository hook
 	// call (routing.graph.hookLimits.seconds).
 	DefaultHookDeadline = 5 * time.Second
+	// MaxHookSeconds is the most routing.graph.hookLimits.seconds may say.
+	MaxHookSeconds = 3600
 )
 
 // Integrations outbound hooks can act through.
@@ -378,10 +379,9 @@ func (c *CLIConfig) HookDeadline() time.Duration {
 	if !ok || s <= 0 {
 		return DefaultHookDeadline
 	}
-	if s >= float64(math.MaxInt64)/float64(time.Second) {
-		return time.Duration(math.MaxInt64)
-	}
-	return time.Duration(s * float64(time.Second))
+	// The schema bounds it at an hour; a document that got past it any
+	// other way is still never turned into a deadline that overflows.
+	return time.Duration(min(s, MaxHookSeconds) * float64(time.Second))
 }
 
 // SpecDirOverride is routing.graph.specDir: a spec directory that replaces

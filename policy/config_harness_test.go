@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
@@ -356,6 +358,60 @@ func TestHarnessReadsHaveAccessors(t *testing.T) {
 		// Every key the CLI reads must be one the schema declares.
 		if !schemaDeclares(t, HarnessSchema(), r.Key) {
 			t.Errorf("%s is read but not in the harness schema", r.Key)
+		}
+	}
+}
+
+func TestAliasesThatFanOneValueOutAreRefusedBeforeTheyExpand(t *testing.T) {
+	var root string
+	var b strings.Builder
+	b.WriteString("graph:\n  hooks:\n    attach:\n      - {hook: x-rule, node: implementation, with: {big: &a \"")
+	b.WriteString(strings.Repeat("a", 1<<20))
+	b.WriteString("\"}}\n")
+	for range 300 {
+		b.WriteString("      - {hook: x-rule, node: implementation, with: {big: *a}}\n")
+	}
+	root = repoWith(t, HarnessConfigFile, []byte(b.String()))
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := LoadHarnessConfig(root)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	var ce *graph.ConfigError
+	if !errors.As(err, &ce) || ce.Line < 5 || !strings.Contains(ce.Msg, "aliases expand the document past") {
+		t.Fatalf("got %v; want a ConfigError at the alias that expands too far", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("refusing allocated %d MiB", grew>>20)
+	}
+}
+
+func TestAHarnessConfigThatIsNoFileIsAnErrorNeverAbsent(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(t *testing.T, p string)
+		want string
+	}{
+		{"a dangling link", func(t *testing.T, p string) { os.Symlink("nowhere.yaml", p) }, "is a symbolic link to nothing"},
+		{"a link out", func(t *testing.T, p string) {
+			out := filepath.Join(t.TempDir(), "harness-config.yaml")
+			os.WriteFile(out, []byte("{}\n"), 0o644)
+			os.Symlink(out, p)
+		}, "is a symbolic link leading outside the repository"},
+		{"a directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, "is a directory"},
+		{"a FIFO", func(t *testing.T, p string) { syscall.Mkfifo(p, 0o644) }, "is not a regular file"},
+	} {
+		for _, name := range HarnessConfigFiles {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				root := t.TempDir()
+				os.MkdirAll(filepath.Join(root, ConfigDir), 0o755)
+				c.make(t, filepath.Join(root, ConfigDir, name))
+				_, err := LoadHarnessConfig(root)
+				var ce *graph.ConfigError
+				if !errors.As(err, &ce) || ce.File != ConfigDir+"/"+name || !strings.Contains(ce.Msg, c.want) {
+					t.Fatalf("got %v; want a ConfigError on %s/%s saying %q", err, ConfigDir, name, c.want)
+				}
+			})
 		}
 	}
 }

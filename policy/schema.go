@@ -336,6 +336,47 @@ func childNode(n *yaml.Node, tok string) (key, value *yaml.Node) {
 // bound keeps a hostile checkout from making a read verb allocate without limit.
 const maxConfigBytes = 4 << 20
 
+// maxExpandedBytes bounds a config once its aliases are expanded: an alias
+// is cheap to write and costs its whole target every time it is used, so
+// a few kilobytes of anchors can stand for gigabytes.
+const maxExpandedBytes = 4 * maxConfigBytes
+
+// expandedSize is about how many bytes n stands for with every alias
+// expanded, counting each target once however often it is used (memo) and
+// stopping at the first node that takes the total past limit, which it
+// returns.
+func expandedSize(n *yaml.Node, limit uint64, memo map[*yaml.Node]uint64) (uint64, *yaml.Node) {
+	if n == nil {
+		return 0, nil
+	}
+	if size, ok := memo[n]; ok {
+		return size, nil
+	}
+	memo[n] = 0 // a cycle costs nothing more
+	size := uint64(16 + len(n.Value))
+	if n.Kind == yaml.AliasNode {
+		target, over := expandedSize(n.Alias, limit, memo)
+		if over != nil {
+			return target, over
+		}
+		size += target
+	}
+	for _, c := range n.Content {
+		cs, over := expandedSize(c, limit, memo)
+		if over != nil {
+			return cs, over
+		}
+		if size += cs; size > limit {
+			return size, c
+		}
+	}
+	if size > limit {
+		return size, n
+	}
+	memo[n] = size
+	return size, nil
+}
+
 // yamlLine pulls "line N" out of a yaml.v3 error message.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
@@ -404,6 +445,10 @@ func parseMapping(data []byte, file string) (map[string]any, *yaml.Node, error) 
 	if top.Kind != yaml.MappingNode {
 		return nil, nil, &graph.ConfigError{File: file, Line: top.Line,
 			Msg: fmt.Sprintf("top level is %s; want a mapping of keys", nodeKindName(top))}
+	}
+	if _, over := expandedSize(top, maxExpandedBytes, map[*yaml.Node]uint64{}); over != nil {
+		return nil, nil, &graph.ConfigError{File: file, Line: over.Line,
+			Msg: fmt.Sprintf("its aliases expand the document past %d bytes; write the values out, or refer to them less", maxExpandedBytes)}
 	}
 	var raw any
 	if err := top.Decode(&raw); err != nil {

@@ -137,6 +137,8 @@ func TestValidateCLI(t *testing.T) {
 		{"hookPath items", "routing: {graph: {hookPath: [1]}}", "routing.graph.hookPath[0]", "got number, want string"},
 		{"hookLimits unknown", "routing: {graph: {hookLimits: {memory: 1}}}", "routing.graph.hookLimits.memory", "unknown key"},
 		{"seconds positive", "routing: {graph: {hookLimits: {seconds: 0}}}", "routing.graph.hookLimits.seconds", "exclusiveMinimum"},
+		{"seconds that would overflow a deadline", "routing: {graph: {hookLimits: {seconds: 7e9}}}", "routing.graph.hookLimits.seconds", "maximum"},
+		{"steps past any budget", "routing: {graph: {hookLimits: {steps: 18446744073709551615}}}", "routing.graph.hookLimits.steps", "maximum"},
 		{"repoHooks bool", "routing: {graph: {repoHooks: maybe}}", "routing.graph.repoHooks", "got string, want boolean"},
 		{"sessionPerPr legacy bool", "routing: {tmux: {sessionPerPr: false}}", "", ""},
 		{"poll source is open", "polling: {sources: [{provider: github, anything: 1}]}", "", ""},

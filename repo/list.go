@@ -15,8 +15,9 @@ const (
 	KindRegular             // a regular file
 )
 
-// ErrLink is a symbolic link met where ListDir follows none.
-var ErrLink = errors.New("a symbolic link, which a walk does not follow")
+// ErrLink is a symbolic link met where none is followed: on the way to a
+// directory ListDir lists, or as a lock file.
+var ErrLink = errors.New("a symbolic link, which is not followed here")
 
 // ListDir calls visit with the name and kind of each entry of the
 // directory at rel (but . and ..) and returns how many there were. No

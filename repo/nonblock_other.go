@@ -9,3 +9,5 @@ const openNonblock = 0
 var errNotDir = errors.New("not a directory")
 
 const openNoFollow = 0
+
+func isLoop(error) bool { return false }

@@ -2,7 +2,10 @@
 
 package repo
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+)
 
 // openNonblock keeps an open of a FIFO from waiting for a writer, and of
 // a terminal from becoming the controlling one.
@@ -13,3 +16,6 @@ var errNotDir error = syscall.ENOTDIR
 
 // openNoFollow refuses a final symbolic link.
 const openNoFollow = syscall.O_NOFOLLOW
+
+// isLoop reports an open refused because its last element is a link.
+func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }

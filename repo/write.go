@@ -125,7 +125,10 @@ func (c *Checkout) CleanTemps(rel string, targets ...string) ([]string, error) {
 
 // Lock is an advisory file lock on a file in the checkout, shared with
 // every process that locks the same file.
-type Lock struct{ f *flock.Flock }
+type Lock struct {
+	f   *flock.Flock
+	rel string
+}
 
 // Locker returns the lock on the file rel, creating its directory. The
 // directory is reached through the checkout's confinement and the file is
@@ -140,11 +143,21 @@ func (c *Checkout) Locker(rel string) (*Lock, error) {
 		return nil, pathErr("lock", rel, c.outside(err))
 	}
 	f := flock.New(c.Abs(p), flock.SetFlag(os.O_CREATE|os.O_RDWR|openNoFollow|openNonblock), flock.SetPermissions(0o644))
-	return &Lock{f: f}, nil
+	return &Lock{f: f, rel: p}, nil
 }
 
-// TryLock takes the lock if it is free, without waiting.
-func (l *Lock) TryLock() (bool, error) { return l.f.TryLock() }
+// TryLock takes the lock if it is free, without waiting. A lock file that
+// is a symbolic link is refused (ErrLink), never opened.
+func (l *Lock) TryLock() (bool, error) {
+	ok, err := l.f.TryLock()
+	if err != nil {
+		if isLoop(err) {
+			err = ErrLink
+		}
+		return false, pathErr("lock", l.rel, err)
+	}
+	return ok, nil
+}
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() error { return l.f.Unlock() }

@@ -116,6 +116,9 @@ func guardFormat(st *callState, format string, directive byte, args ...sl.Value)
 	for _, a := range args {
 		most = max(most, z.largestArg(a))
 	}
+	if z.deep {
+		return errTooDeep("formatting a string")
+	}
 	n := uint64(strings.Count(format, string(directive)))
 	est := z.add(uint64(len(format)), z.mul(n, most))
 	return st.allow(est, "formatting a string")

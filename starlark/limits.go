@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sl "go.starlark.net/starlark"
+
+	"github.com/the-loop/the-loop/starlark/re"
 )
 
 // limit names which bound stopped an execution.
@@ -86,6 +88,7 @@ func (st *callState) newThread(name string, init func(*sl.Thread)) *sl.Thread {
 		},
 	}
 	t.SetLocal(stateKey, st)
+	re.SetBudget(t, st)
 	t.SetMaxExecutionSteps(st.limits.Steps)
 	t.OnMaxSteps = func(*sl.Thread) { st.trip(limitSteps) }
 	st.thread = t
@@ -150,6 +153,29 @@ func (st *callState) chargeFor(thread *sl.Thread, n uint64, what func() string) 
 	thread.Steps += n
 	return nil
 }
+
+// Charge, Allow and Allowance lend the call's limits to the library
+// modules that take a budget (re.Budget).
+func (st *callState) Charge(thread *sl.Thread, n uint64, what func() string) error {
+	return st.chargeFor(thread, n, what)
+}
+
+// Allow is allowFor.
+func (st *callState) Allow(est uint64, what func() string) error { return st.allowFor(est, what) }
+
+// Allowance is what the call may still allocate: its memory limit less
+// what the heap has grown by since the call began, as last measured.
+func (st *callState) Allowance() uint64 {
+	if g := st.growth.Load(); g < st.limits.Heap {
+		return st.limits.Heap - g
+	}
+	return 0
+}
+
+// Refuse trips the memory limit, saying what would have exceeded it.
+func (st *callState) Refuse(what func() string) error { return st.refuse(limitMemory, "%s", what()) }
+
+var _ re.Budget = (*callState)(nil)
 
 // allow reports whether an operation about to allocate about est bytes may
 // go ahead: not when est alone exceeds the memory limit, nor when the heap

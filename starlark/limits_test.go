@@ -96,7 +96,11 @@ var bombs = []struct {
 	{"fail with an aliased list", "fail([\"x\" * (1 << 20)] * 1000)", "memory"},
 	{"json.encode of an aliased list", "json.encode([\"x\" * (1 << 20)] * 1000)", "memory"},
 	{"json.decode of a long array", "json.decode(\"[\" + \"0,\" * (1 << 24) + \"0]\")", "memory"},
-	{"json.indent of deep nesting", "json.indent(\"[\" * 30000 + \"]\" * 30000, indent = \"x\" * 1000)", "memory"},
+	{"json.indent of deep nesting", "json.indent(\"[\" * 900 + \"]\" * 900, indent = \"x\" * 100000)", "memory"},
+	{"json.encode of a string that escapes sixfold", "json.encode(\"\\x01\" * (1 << 23))", "memory"},
+	{"repr of a string that escapes fourfold", "repr(\"\\x01\" * (1 << 23))", "memory"},
+	{"str of a list of escaping strings", "str([\"\\x01\" * (1 << 21)] * 4)", "memory"},
+	{"a regexp split whose groups fan out", "re.split(\"(a?)\" * 200, \"b\" * 200000)", "memory"},
 	{"a materialised huge range", "list(range(1 << 40))", "memory"},
 	{"a huge range sorted", "sorted(range(1 << 40))", "memory"},
 	{"a huge range made a set", "set(range(1 << 30))", "memory"},
@@ -109,6 +113,47 @@ var bombs = []struct {
 	{"a list grown one element at a time", "l = []\n    for i in range(1 << 30):\n        l.append(\"%d\" % i * 64)", "memory"},
 	{"a max over an endless range", "max(range(1 << 62))", "step budget"},
 	{"a dict comprehension over an endless range", "{i: i for i in range(1 << 62)}", "memory"},
+}
+
+// deepValues nest past what the recursive builtins walk: each is refused
+// as an error at its line, and the process lives.
+var deepValues = []struct{ name, body string }{
+	{"json.decode of a million brackets", `json.decode("[" * 1500000 + "]" * 1500000)`},
+	{"json.decode of nested objects", `json.decode("{\"a\":" * 2000 + "1" + "}" * 2000)`},
+	{"json.indent of deep nesting", `json.indent("[" * 30000 + "]" * 30000)`},
+	{"json.encode of a deep list", "l = []\n    for i in range(5000):\n        l = [l]\n    json.encode(l)"},
+	{"str of a deep list", "l = []\n    for i in range(5000):\n        l = [l]\n    str(l)"},
+	{"repr of a deep tuple", "t = ()\n    for i in range(5000):\n        t = (t,)\n    repr(t)"},
+	{"print of a deep dict", "d = {}\n    for i in range(5000):\n        d = {\"k\": d}\n    print(d)"},
+	{"a format of a deep list", "l = []\n    for i in range(5000):\n        l = [l]\n    \"%s\" % (l,)"},
+	{"a deep list reached twice", "l = []\n    for i in range(900):\n        l = [l]\n    m = [l]\n    for i in range(900):\n        m = [m]\n    str([l, m])"},
+}
+
+func TestDeeplyNestedValuesAreRefusedNotFollowedDownTheStack(t *testing.T) {
+	for _, d := range deepValues {
+		t.Run(d.name, func(t *testing.T) {
+			root := writeTree(t, map[string]string{hooksFile: bombSource(d.body)})
+			table, err := Load([]Module{declared}, Options{Repo: root, Limits: testLimits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = table["x-h"].Run(gctx(root))
+			if err == nil || !strings.Contains(err.Error(), "nested more than 1000 deep") || !strings.Contains(err.Error(), "rules.star:") {
+				t.Fatalf("got %v; want an error at the line, refusing the nesting", err)
+			}
+			if r := mustRun(t, table, "x-fine", root); r.Status != graph.StatusPass {
+				t.Errorf("the next hook: %+v", r)
+			}
+		})
+	}
+}
+
+func TestADeeplyNestedDocumentAtAModulesTopLevelIsALoadError(t *testing.T) {
+	root := writeTree(t, map[string]string{hooksFile: "json.decode(\"[\" * 1500000 + \"]\" * 1500000)\nhook(\"x-h\", lambda ctx: ok())\n"})
+	_, err := Load([]Module{declared}, Options{Repo: root, Limits: testLimits})
+	if err == nil || !strings.Contains(err.Error(), "nested more than 1000 deep") {
+		t.Fatalf("Load = %v; want the module refused for its nesting", err)
+	}
 }
 
 func bombSource(body string) string {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/resolve"
 	sl "go.starlark.net/starlark"
@@ -406,8 +407,36 @@ type loadError struct {
 	err  error
 }
 
-func (e *loadError) Error() string { return quote(e.err) }
+// maxCause bounds the text of a failed load's cause.
+const maxCause = 1 << 10
+
+// Error is the first cause, once and cut to maxCause: every file of a
+// failed chain of load()s reports the same one, and were each to repeat
+// the message of the file it loaded, the text would grow with the square
+// of the chain's length.
+func (e *loadError) Error() string {
+	first := e
+	for err := e.err; err != nil; err = errors.Unwrap(err) {
+		if le, ok := err.(*loadError); ok {
+			first = le
+		}
+	}
+	return cut(quote(first.err), maxCause)
+}
+
 func (e *loadError) Unwrap() error { return e.err }
+
+// cut keeps s to at most n bytes, on a character boundary, saying so.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
 
 // loadFn implements load() for the thread of a declared module: the file
 // is resolved against the loading file, executed once per Load, frozen,

@@ -2,10 +2,12 @@ package starlark
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -389,5 +391,29 @@ func TestALoadedFileFaultIsReportedAtItsOwnPosition(t *testing.T) {
 	want := "lib.star:2:14: floored division by zero (in f, called from lib.star:3:6 in <toplevel>, called from " + hooksFile + ":1:1 in <toplevel>) (loading module " + hooksFile
 	if !strings.HasPrefix(ce.Error(), want) || strings.Count(ce.Error(), "floored") != 1 {
 		t.Errorf("got  %q\nwant %q...", ce.Error(), want)
+	}
+}
+
+func TestAFailingChainOfLoadsReportsItsFirstCauseOnceAndBounded(t *testing.T) {
+	files := map[string]string{hooksFile: "load(\"//l0.star\", \"x\")\nhook(\"x-h\", lambda ctx: ok())\n"}
+	const chain = 600
+	for i := range chain {
+		files[fmt.Sprintf("l%d.star", i)] = fmt.Sprintf("load(\"//l%d.star\", \"x\")\n", i+1)
+	}
+	files[fmt.Sprintf("l%d.star", chain)] = "x = undefined_thing\n"
+	root := writeTree(t, files)
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ce := mustFailLoad(t, Options{Repo: root}, declared)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(ce.Error(), "undefined: undefined_thing") || ce.File != fmt.Sprintf("l%d.star", chain) {
+		t.Errorf("got %v; want the first cause, at its file", ce)
+	}
+	if n := len(ce.Error()); n > 4<<10 {
+		t.Errorf("the error is %d bytes; want it bounded", n)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+		t.Errorf("failing the chain allocated %d MiB", grew>>20)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/starlark/re"
 )
 
 // predeclared returns the environment every module is executed in: the
@@ -27,7 +28,7 @@ func predeclared() sl.StringDict {
 		"message": sl.NewBuiltin("message", messageBuiltin),
 		"json":    jsonModule(),
 		"math":    starlarkmath.Module,
-		"re":      reModule(),
+		"re":      re.Module,
 		"struct":  sl.NewBuiltin("struct", starlarkstruct.Make),
 
 		nameAdd:   sl.NewBuiltin("+", addBuiltin),
@@ -59,7 +60,11 @@ func jsonModule() *starlarkstruct.Module {
 		if st == nil || len(args) == 0 {
 			return nil
 		}
-		return st.allow(strSize(args[0], st.limits.Heap), b.Name())
+		size, deep := strSize(args[0], st.limits.Heap)
+		if deep {
+			return errTooDeep(b.Name())
+		}
+		return st.allow(size, b.Name())
 	}
 	indentCheck := func(thread *sl.Thread, b *sl.Builtin, s string, kwargs []sl.Tuple) error {
 		st := state(thread)
@@ -77,7 +82,11 @@ func jsonModule() *starlarkstruct.Module {
 				ind = v
 			}
 		}
-		return st.allow(indentSize(s, len(prefix), len(ind), st.limits.Heap), b.Name())
+		size, depth := indentSize(s, len(prefix), len(ind), st.limits.Heap)
+		if depth > maxNesting {
+			return errTooDeep(b.Name())
+		}
+		return st.allow(size, b.Name())
 	}
 	return &starlarkstruct.Module{Name: "json", Members: sl.StringDict{
 		"encode": sl.NewBuiltin("json.encode", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
@@ -89,6 +98,10 @@ func jsonModule() *starlarkstruct.Module {
 		"decode": sl.NewBuiltin("json.decode", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 			if st := state(thread); st != nil && len(args) > 0 {
 				if s, ok := sl.AsString(args[0]); ok {
+					// The decoder recurses once per level of the document.
+					if jsonDepth(s) > maxNesting {
+						return nil, errTooDeep(b.Name())
+					}
 					if err := st.allow(uint64(len(s))*sizeSlot, b.Name()); err != nil {
 						return nil, err
 					}
@@ -130,11 +143,17 @@ func trimPrefix(err error, prefix string) string {
 	return msg
 }
 
-// indentSize bounds the length of json.indent's output: every structural
-// character may start a line indented to the document's greatest depth.
-func indentSize(s string, prefix, indent int, limit uint64) uint64 {
-	z := newSizer(limit)
-	depth, most, lines := 0, 0, 1
+// jsonDepth is how deeply a JSON text nests its arrays and objects.
+func jsonDepth(s string) int {
+	_, most := jsonShape(s)
+	return most
+}
+
+// jsonShape is how many lines json.indent would break a JSON text into,
+// and how deeply it nests.
+func jsonShape(s string) (lines, most int) {
+	depth := 0
+	lines = 1
 	inString, escaped := false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -161,6 +180,15 @@ func indentSize(s string, prefix, indent int, limit uint64) uint64 {
 			lines++
 		}
 	}
+	return lines, most
+}
+
+// indentSize bounds the length of json.indent's output (every structural
+// character may start a line indented to the document's greatest depth)
+// and says how deep that is.
+func indentSize(s string, prefix, indent int, limit uint64) (size uint64, depth int) {
+	z := newSizer(limit)
+	lines, most := jsonShape(s)
 	perLine := z.add(uint64(prefix)+1, z.mul(uint64(indent), uint64(most)))
-	return z.add(uint64(len(s)), z.mul(uint64(lines), perLine))
+	return z.add(uint64(len(s)), z.mul(uint64(lines), perLine)), most
 }

@@ -1,25 +1,51 @@
 package starlark
 
 import (
+	"fmt"
 	"math/bits"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	sl "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
 
-// sizer estimates the length of a value's str() without building it. Each
-// container is measured once (by identity), so a structure that refers to
-// the same large value many times is measured in time proportional to its
-// distinct parts while its estimate still counts every reference. Every sum
+// maxNesting bounds how deeply a value or a JSON document may nest for the
+// operations that walk it recursively in Go (str, repr, print, formatting,
+// json.encode, json.decode, json.indent): past it they are refused, where
+// Go's stack would otherwise grow with the depth and, at a million levels,
+// end the process. Python's own recursion limit is about the same.
+const maxNesting = 1000
+
+// errTooDeep is what a refused nesting says.
+func errTooDeep(what string) error {
+	return fmt.Errorf("%s: refused a value nested more than %d deep", what, maxNesting)
+}
+
+// sizer estimates the length of a value's str() without building it, and
+// whether it nests past maxNesting. A string is counted as repr and
+// json.encode would write it at worst (every escape at its longest), so
+// an estimate is never short of what either builds. Each container is
+// measured once (by identity), so a structure that refers to the same
+// large value many times is measured in time proportional to its distinct
+// parts while its estimate still counts every reference. Every sum
 // saturates at cap.
 type sizer struct {
 	cap  uint64
-	memo map[unsafe.Pointer]uint64
+	memo map[unsafe.Pointer]measured
+	// deep is set once a value nests past maxNesting; its estimate is
+	// then cap, and the caller refuses the operation as too deep.
+	deep bool
+}
+
+type measured struct {
+	size   uint64
+	height int // how deeply the container nests, itself included
 }
 
 func newSizer(limit uint64) *sizer {
-	return &sizer{cap: limit + 1, memo: map[unsafe.Pointer]uint64{}}
+	return &sizer{cap: limit + 1, memo: map[unsafe.Pointer]measured{}}
 }
 
 func (z *sizer) add(a, b uint64) uint64 {
@@ -39,99 +65,157 @@ func (z *sizer) mul(a, b uint64) uint64 {
 
 // inProgress marks a container being measured, so a cycle (printed "[...]")
 // ends the recursion.
-const inProgress = ^uint64(0)
+const inProgress = -1
 
-func (z *sizer) container(key unsafe.Pointer, measure func() uint64) uint64 {
-	if key == nil {
-		return measure()
-	}
-	if n, ok := z.memo[key]; ok {
-		if n == inProgress {
-			return 5
-		}
-		return n
-	}
-	z.memo[key] = inProgress
-	n := measure()
-	z.memo[key] = n
+// size estimates len(str(v)).
+func (z *sizer) size(v sl.Value) uint64 {
+	n, _ := z.measure(v, 0)
 	return n
 }
 
-func (z *sizer) size(v sl.Value) uint64 {
+// measure is size at nesting depth, and v's height.
+func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 	switch v := v.(type) {
 	case sl.String:
-		return z.add(uint64(len(v)), 2)
+		return z.add(quotedSize(string(v)), 2), 0
 	case sl.Bytes:
-		return z.add(uint64(len(v)), 3)
+		return z.add(quotedSize(string(v)), 3), 0
 	case sl.Int:
 		if _, ok := v.Int64(); ok {
-			return 20
+			return 20, 0
 		}
-		return uint64(v.BigInt().BitLen()/3 + 2)
+		return uint64(v.BigInt().BitLen()/3 + 2), 0
 	case sl.Float:
-		return 32
+		return 32, 0
 	case sl.Bool, sl.NoneType:
-		return 5
+		return 5, 0
 	case *sl.List:
-		return z.container(unsafe.Pointer(v), func() uint64 { return z.elems(v.Len(), v.Index) })
+		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) { return z.elems(v.Len(), v.Index, depth) })
 	case sl.Tuple:
 		if len(v) == 0 {
-			return 2
+			return 2, 0
 		}
-		return z.container(unsafe.Pointer(unsafe.SliceData(v)), func() uint64 { return z.elems(len(v), v.Index) })
+		return z.container(unsafe.Pointer(unsafe.SliceData(v)), depth, func() (uint64, int) { return z.elems(len(v), v.Index, depth) })
 	case *sl.Dict:
-		return z.container(unsafe.Pointer(v), func() uint64 {
-			n := uint64(2)
+		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) {
+			n, h := uint64(2), 0
 			for _, kv := range v.Items() {
-				n = z.add(n, z.add(z.add(z.size(kv[0]), z.size(kv[1])), 4))
+				k, kh := z.measure(kv[0], depth+1)
+				x, xh := z.measure(kv[1], depth+1)
+				n, h = z.add(n, z.add(z.add(k, x), 4)), max(h, kh, xh)
 				if n >= z.cap {
 					break
 				}
 			}
-			return n
+			return n, h
 		})
 	case *sl.Set:
-		return z.container(unsafe.Pointer(v), func() uint64 {
-			n := uint64(5)
+		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) {
+			n, h := uint64(5), 0
 			for x := range v.Elements() {
-				n = z.add(n, z.add(z.size(x), 2))
+				s, xh := z.measure(x, depth+1)
+				n, h = z.add(n, z.add(s, 2)), max(h, xh)
 				if n >= z.cap {
 					break
 				}
 			}
-			return n
+			return n, h
 		})
 	case *starlarkstruct.Struct:
-		return z.container(unsafe.Pointer(v), func() uint64 {
-			n := z.size(v.Constructor())
+		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) {
+			n, h := z.measure(v.Constructor(), depth+1)
 			for name, x := range v.Entries() {
-				n = z.add(n, z.add(z.size(x), uint64(len(name)+3)))
+				s, xh := z.measure(x, depth+1)
+				n, h = z.add(n, z.add(s, uint64(len(name)+3))), max(h, xh)
 				if n >= z.cap {
 					break
 				}
 			}
-			return n
+			return n, h
 		})
 	}
 	if n := sl.Len(v); n > 0 {
-		return z.add(64, z.mul(uint64(n), 8))
+		return z.add(64, z.mul(uint64(n), 8)), 0
 	}
-	return 64
+	return 64, 0
 }
 
-func (z *sizer) elems(n int, at func(int) sl.Value) uint64 {
-	total := uint64(2)
+// container measures a container at depth once; its height is remembered
+// with its size, so a container met again deeper down is still judged by
+// how deep it then reaches.
+func (z *sizer) container(key unsafe.Pointer, depth int, measure func() (uint64, int)) (uint64, int) {
+	if depth >= maxNesting {
+		z.deep = true
+		return z.cap, 1
+	}
+	m, ok := z.memo[key]
+	switch {
+	case ok && m.height == inProgress:
+		return 5, 0
+	case ok:
+		if depth+m.height > maxNesting {
+			z.deep = true
+		}
+		return m.size, m.height
+	}
+	z.memo[key] = measured{height: inProgress}
+	n, h := measure()
+	z.memo[key] = measured{size: n, height: h + 1}
+	return n, h + 1
+}
+
+func (z *sizer) elems(n int, at func(int) sl.Value, depth int) (uint64, int) {
+	total, h := uint64(2), 0
 	for i := range n {
-		total = z.add(total, z.add(z.size(at(i)), 2))
+		s, xh := z.measure(at(i), depth+1)
+		total, h = z.add(total, z.add(s, 2)), max(h, xh)
 		if total >= z.cap {
 			break
 		}
 	}
-	return total
+	return total, h
 }
 
-// strSize estimates len(str(v)), saturating just above limit.
-func strSize(v sl.Value, limit uint64) uint64 { return newSizer(limit).size(v) }
+// quotedSize is the longest a string's bytes can be once quoted: repr
+// writes a control byte or a byte of broken UTF-8 as \xNN, JSON as
+// \u00NN; a character that does not print may become \UNNNNNNNN; a quote
+// or backslash takes a backslash. Plain text costs what it is.
+func quotedSize(s string) uint64 {
+	n := uint64(0)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c < 0x20 || c == 0x7f:
+				n += 6
+			case c == '"' || c == '\\' || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			n += 6
+		case !unicode.IsPrint(r):
+			n += 10
+		default:
+			n += uint64(w)
+		}
+		i += w
+	}
+	return n
+}
+
+// strSize estimates len(str(v)), saturating just above limit; deep reports
+// a value nested past maxNesting.
+func strSize(v sl.Value, limit uint64) (size uint64, deep bool) {
+	z := newSizer(limit)
+	return z.size(v), z.deep
+}
 
 // largestArg is the largest str() estimate among the values a format may
 // substitute: the elements of a tuple, the values of a mapping, or v.

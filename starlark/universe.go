@@ -42,6 +42,9 @@ func universe() sl.StringDict {
 				}
 				est = z.add(est, z.size(a))
 			}
+			if z.deep {
+				return nil, errTooDeep(name)
+			}
 			if err := st.allow(est, name); err != nil {
 				return nil, err
 			}
