@@ -45,7 +45,7 @@ const maxIntDigits = 4300
 // guardedAttrs are the method names rewrite.go routes through $attr.
 var guardedAttrs = map[string]bool{
 	"format": true, "join": true, "replace": true, "split": true, "rsplit": true,
-	"splitlines": true, "extend": true, "union": true, "update": true,
+	"splitlines": true, "extend": true, "sort": true, "union": true, "update": true,
 	"symmetric_difference": true, "intersection": true, "difference": true,
 	"issubset": true, "issuperset": true,
 }
@@ -352,8 +352,13 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 	case sl.String:
 		check = stringGuard(string(recv), name)
 	case *sl.List:
-		if name == "extend" {
+		switch name {
+		case "extend":
 			check = iterGuard(sizeSlot)
+		case "sort":
+			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
+				return chargeSort(thread, st, recv.Len(), "sort")
+			}
 		}
 	case *sl.Set:
 		switch name {
@@ -381,6 +386,16 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 		return m.CallInternal(thread, args, kwargs)
 	})
 	return guarded.BindReceiver(x), nil
+}
+
+// chargeSort charges for sorting n elements, n log n comparisons: a sort
+// is one builtin call, which nothing can stop once it has begun.
+func chargeSort(thread *sl.Thread, st *callState, n int, what string) error {
+	if n < 2 {
+		return nil
+	}
+	steps := uint64(n) * uint64(bits.Len(uint(n))) / 8
+	return st.chargeFor(thread, steps, func() string { return fmt.Sprintf("%s of %d elements", what, n) })
 }
 
 func iterGuard(per uint64) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -237,24 +238,70 @@ type outcome struct {
 	err error
 }
 
+// heapGate runs executions one at a time. The memory watchdog measures
+// the process's heap, and executions side by side would be charged for
+// each other's allocations (and credited with each other's frees), so the
+// verdict of a hook near its limit would change with how many items are
+// checked at once and on how many cores. One at a time, the same inputs
+// give the same verdict. What other goroutines do meanwhile (shipped
+// hooks of other items, which keep little) still shifts the measure by a
+// few MiB, and heapSlack bounds what garbage left from before can.
+// Starlark is single-threaded per call anyway, and a call's reading ahead
+// still uses every core; shipped hooks are not held up. The gate is held
+// until the execution's goroutine ends, so an abandoned execution counts
+// until it has stopped.
+var heapGate sync.Mutex
+
+// heapSlack is how much garbage may stand in the heap when an execution
+// starts: a collection before it would remove it, and otherwise the
+// execution's growth would read short by as much once it is collected.
+const heapSlack = 16 << 20
+
+// settleHeap collects the heap when more than heapSlack may be garbage, so
+// that an execution's baseline is what is live.
+func settleHeap() {
+	s := [2]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		runtime.GC()
+		return
+	}
+	if objects, live := s[0].Value.Uint64(), s[1].Value.Uint64(); objects > live+heapSlack {
+		runtime.GC()
+	}
+}
+
 // run executes fn on its own goroutine under st's limits: the step budget
 // (set on the thread), a deadline that cancels the thread, and a watchdog
 // that samples the heap every watchEvery and cancels the thread when the
-// execution has grown it past the memory limit. Starlark observes a
-// cancellation between two instructions; a builtin running when it comes
-// finishes first. Should the execution still not have stopped a grace
-// period after its deadline, run stops waiting for it and reports
-// abandoned: the goroutine is left to finish on its own (it is cancelled,
-// so it ends at its next instruction) and the caller carries on.
+// execution has grown it past the memory limit; exclusive runs it alone
+// (see heapGate). Starlark observes a cancellation between two
+// instructions; a builtin running when it comes finishes first, and every
+// builtin's work is bounded by the step budget, so it ends soon. Should
+// the execution still not have stopped a grace period after its deadline,
+// run stops waiting for it and reports abandoned: the goroutine is left
+// to finish on its own (it is cancelled, so it ends at its next
+// instruction) and the caller carries on.
 //
 // A panic in fn is recovered and returned as an error.
 func (st *callState) run(fn func() (sl.Value, error)) (v sl.Value, err error, abandoned bool) {
+	heapGate.Lock()
+	settleHeap()
 	st.heapBase = heapObjects()
 	ch := make(chan outcome, 1)
 	stop := make(chan struct{})
 	go st.watch(stop)
 	deadline := time.AfterFunc(st.limits.Deadline, func() { st.trip(limitDeadline) })
 	go func() {
+		defer func() {
+			// What the execution built is garbage now; collecting it
+			// before the next one starts keeps that one's baseline what is
+			// live, however recently the heap was last collected.
+			if heapObjects() > st.heapBase+heapSlack {
+				runtime.GC()
+			}
+			heapGate.Unlock()
+		}()
 		defer func() {
 			if p := recover(); p != nil {
 				st.log.Error("starlark execution panicked", "who", st.who, "panic", p, "stack", string(debug.Stack()))

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,5 +360,87 @@ func TestRSSChild(t *testing.T) {
 			kb := strings.Fields(v)[0]
 			fmt.Printf("RSS %s %s %s in %s\n", kb, "kB", strings.ReplaceAll(result, "\n", " "), time.Since(start).Round(time.Millisecond))
 		}
+	}
+}
+
+// TestAMemoryVerdictDoesNotDependOnWhatRunsBeside: eight calls at once,
+// each building most of its memory limit, pass on any number of cores;
+// eight each building past it block. The watchdog measures the process's
+// heap, so without judging a tripped call again alone, neighbours would be
+// charged to each other and the verdict would change from run to run.
+func TestAMemoryVerdictDoesNotDependOnWhatRunsBeside(t *testing.T) {
+	limits := testLimits
+	limits.Steps = 50_000_000
+	limits.Deadline = 30 * time.Second
+	limits.Heap = 64 << 20
+	build := func(mib int) string {
+		return fmt.Sprintf("def _h(ctx):\n    parts = []\n    for i in range(%d):\n        parts.append(\"x\" * (1 << 20))\n    return ok()\n\nhook(\"x-h\", _h)\n", mib)
+	}
+	for _, c := range []struct {
+		mib  int
+		want graph.Status
+	}{{40, graph.StatusPass}, {100, graph.StatusBlock}} {
+		root := writeTree(t, map[string]string{hooksFile: build(c.mib)})
+		table, err := Load([]Module{declared}, Options{Repo: root, Limits: limits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, procs := range []int{1, 2, 8} {
+			t.Run(fmt.Sprintf("%d MiB on %d cores", c.mib, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				for round := range 3 {
+					var wg sync.WaitGroup
+					got := make([]graph.Status, 8)
+					for i := range got {
+						wg.Go(func() {
+							r, err := table["x-h"].Run(gctx(root))
+							if err != nil {
+								t.Error(err)
+							}
+							got[i] = r.Status
+						})
+					}
+					wg.Wait()
+					for i, s := range got {
+						if s != c.want {
+							t.Errorf("round %d, call %d: %s, want %s", round, i, s, c.want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestAnAbandonedCallStopsOnceItsBuiltinReturns: a call stuck in one long
+// builtin is abandoned after its deadline and grace; it then stops as soon
+// as that builtin returns (it is cancelled), and until it has, no other
+// call starts beside it.
+func TestAnAbandonedCallStopsOnceItsBuiltinReturns(t *testing.T) {
+	limits := testLimits
+	limits.Steps = 1 << 40
+	limits.Deadline = 100 * time.Millisecond
+	limits.Heap = 1 << 30
+	body := "re.search(\"(a|b|c|d|e|f){200}z\", \"a\" * 600000)\n    for i in range(1 << 40):\n        pass"
+	root := writeTree(t, map[string]string{hooksFile: bombSource(body)})
+	table, err := Load([]Module{declared}, Options{Repo: root, Limits: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := table["x-h"].Run(gctx(root))
+	wantLimitBlock(t, r, err, "x-h exceeded its deadline of 100ms; it did not stop when cancelled and was abandoned")
+	stopped := make(chan struct{})
+	go func() {
+		heapGate.Lock()
+		heapGate.Unlock()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the abandoned call is still running: it did not stop when its builtin returned")
+	}
+	if r := mustRun(t, table, "x-fine", root); r.Status != graph.StatusPass {
+		t.Errorf("the next hook: %+v", r)
 	}
 }

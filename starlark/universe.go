@@ -21,6 +21,15 @@ func universe() sl.StringDict {
 				if err := guardIterable(thread, a, per, name); err != nil {
 					return nil, err
 				}
+				if name == "sorted" {
+					st, err := stateOf(thread)
+					if err != nil {
+						return nil, err
+					}
+					if err := chargeSort(thread, st, sl.Len(a), name); err != nil {
+						return nil, err
+					}
+				}
 			}
 			return orig.CallInternal(thread, args, kwargs)
 		})
