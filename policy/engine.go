@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -370,8 +371,13 @@ func (e *Engine) Items() ([]string, error) {
 
 // Check evaluates items purely. It writes nothing, runs nothing and emits
 // nothing. Items are independent, so they are evaluated on every core;
-// reports come back in the order of items, and the first error (in that
-// order) wins.
+// reports come back in the order of items.
+//
+// An item that cannot be evaluated by itself (a corrupt or unreadable
+// state file, a folder that is not one) does not hide the others: their
+// reports come back with an *ItemsError naming each that failed. Any
+// other error (a configuration or hook module that cannot load) fails
+// every item alike and is returned alone, the first in order.
 func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.StatusReport, error) {
 	reports := make([]*graph.StatusReport, len(items))
 	errs := make([]error, len(items))
@@ -391,12 +397,44 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	}
 	close(next)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
+	var failed ItemsError
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case isItemError(err):
+			failed = append(failed, ItemFailure{Item: items[i], Err: err})
+		default:
 			return nil, err
 		}
 	}
+	if len(failed) > 0 {
+		return slices.DeleteFunc(reports, func(r *graph.StatusReport) bool { return r == nil }), failed
+	}
 	return reports, nil
+}
+
+// ItemFailure is one work item Check could not evaluate.
+type ItemFailure struct {
+	Item string
+	Err  error
+}
+
+// ItemsError lists the work items Check could not evaluate, in order;
+// the others were.
+type ItemsError []ItemFailure
+
+func (e ItemsError) Error() string {
+	if len(e) == 1 {
+		return e[0].Err.Error()
+	}
+	return fmt.Sprintf("%d work items could not be evaluated; the first: %v", len(e), e[0].Err)
+}
+
+// isItemError reports an error that concerns one work item only.
+func isItemError(err error) bool {
+	var se *graph.StateError
+	var ie *repo.ItemError
+	return errors.As(err, &se) || errors.As(err, &ie)
 }
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {

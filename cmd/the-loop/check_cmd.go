@@ -48,11 +48,22 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		}
 	}
 	reports, err := e.Check(items, c.Recompute, sel)
-	if err != nil {
+	var failed policy.ItemsError
+	switch {
+	case errors.As(err, &failed) && c.All:
+		// The others are reported; the ones that could not be are named,
+		// and the run could not answer for them.
+	case err != nil:
 		return err
 	}
-	if err := checkFormats[c.Format].write(out.Stdout, reports, checkView{All: c.All, FailOn: c.FailOn}); err != nil {
+	if err := checkFormats[c.Format].write(out, reports, checkView{All: c.All, FailOn: c.FailOn}); err != nil {
 		return err
+	}
+	for _, f := range failed {
+		fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(f.Err.Error()))
+	}
+	if len(failed) > 0 {
+		return exitCode(2)
 	}
 	for _, r := range reports {
 		if r.Fails(c.FailOn) {

@@ -36,10 +36,17 @@ type CLI struct {
 	Config ConfigCmd `cmd:"" help:"Validate configuration and print the embedded schemas."`
 }
 
-// Output is where a command writes.
+// Output is where a command writes. Text goes to Stdout and Stderr, which
+// show escaped whatever in it would act on a terminal (see visible.go);
+// JSON goes to raw, as written.
 type Output struct {
 	Stdout io.Writer
 	Stderr io.Writer
+	raw    io.Writer
+}
+
+func newOutput(stdout, stderr io.Writer) *Output {
+	return &Output{Stdout: visibleWriter{stdout}, Stderr: visibleWriter{stderr}, raw: stdout}
 }
 
 // exitCode is a negative answer: the command ran and the answer is no.
@@ -78,14 +85,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "the-loop: %v\n", err)
 		return 2
 	}
-	out := &Output{Stdout: stdout, Stderr: stderr}
+	out := newOutput(stdout, stderr)
 	err = ctx.Run(&cli.Globals, out)
 	if cli.opened != nil {
 		for _, n := range cli.opened.Notes() {
-			fmt.Fprintf(stderr, "the-loop: note: %s\n", n)
+			fmt.Fprintf(out.Stderr, "the-loop: note: %s\n", visible(n))
 		}
 	}
-	return report(err, stderr)
+	return report(err, out.Stderr)
 }
 
 // report maps a command's error to an exit code, printing anything that is
@@ -98,7 +105,7 @@ func report(err error, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	}
-	fmt.Fprintf(stderr, "the-loop: %v\n", err)
+	fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
 	return 2
 }
 

@@ -28,9 +28,9 @@ func (c *ConfigValidateCmd) Run(g *Globals, out *Output) error {
 			fmt.Fprintf(out.Stdout, "%s: none found, defaults apply\n", line.what)
 			continue
 		}
-		fmt.Fprintf(out.Stdout, "%s: %s is valid\n", line.what, line.path)
+		fmt.Fprintf(out.Stdout, "%s: %s is valid\n", line.what, visible(line.path))
 	}
-	fmt.Fprintf(out.Stdout, "spec directory: %s\n", e.SpecDirRel())
+	fmt.Fprintf(out.Stdout, "spec directory: %s\n", visible(e.SpecDirRel()))
 	return nil
 }
 
@@ -44,6 +44,6 @@ func (c *ConfigSchemaCmd) Run(g *Globals, out *Output) error {
 	if c.Which == "cli" {
 		schema = policy.CLISchema()
 	}
-	_, err := out.Stdout.Write(schema)
+	_, err := out.raw.Write(schema)
 	return err
 }

@@ -10,7 +10,7 @@ import (
 
 // checkFormat renders check's reports.
 type checkFormat interface {
-	write(w io.Writer, reports []*graph.StatusReport, view checkView) error
+	write(out *Output, reports []*graph.StatusReport, view checkView) error
 }
 
 // checkView is how check was asked: All is --all, whose output is a list
@@ -37,9 +37,9 @@ type TextFormat struct {
 }
 
 // write prints v as JSON under --format json, else what text renders.
-func (f TextFormat) write(w io.Writer, v any, text func(io.Writer) error) error {
+func (f TextFormat) write(out *Output, v any, text func(io.Writer) error) error {
 	if f.Format == "json" {
-		return writeJSON(w, v)
+		return writeJSON(out, v)
 	}
-	return text(w)
+	return text(out.Stdout)
 }

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
-	"io"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -11,17 +11,23 @@ import (
 // list for --all, so tooling built on it keeps working.
 type jsonFormat struct{}
 
-func (jsonFormat) write(w io.Writer, reports []*graph.StatusReport, view checkView) error {
+func (jsonFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
 	var v any = reports
 	if !view.All && len(reports) == 1 {
 		v = reports[0]
 	}
-	return writeJSON(w, v)
+	return writeJSON(out, v)
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+// writeJSON prints v as indented JSON, terminal-safe (see jsonSafe).
+func writeJSON(out *Output, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := out.raw.Write(jsonSafe(b.Bytes()))
+	return err
 }

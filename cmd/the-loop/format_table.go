@@ -13,7 +13,7 @@ import (
 // findings, only not done yet, so they are counted rather than listed.
 type tableFormat struct{}
 
-func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, view checkView) error {
+func (tableFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
 	var b strings.Builder
 	satisfied := 0
 	for _, r := range reports {
@@ -24,7 +24,7 @@ func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, view checkV
 		if !r.Fails(view.FailOn) {
 			satisfied++
 		}
-		fmt.Fprintf(&b, "%s: %s (at %s)\n", r.WorkItem, verdict, r.CurrentNode)
+		fmt.Fprintf(&b, "%s: %s (at %s)\n", visible(r.WorkItem), verdict, visible(r.CurrentNode))
 		reached, ahead := r.Reached()
 		for _, n := range reached {
 			if n.Satisfied() {
@@ -43,7 +43,7 @@ func (tableFormat) write(w io.Writer, reports []*graph.StatusReport, view checkV
 		}
 		fmt.Fprintf(&b, "\n%d/%d work items %s\n", satisfied, len(reports), what)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(out.Stdout, b.String())
 	return err
 }
 
@@ -52,9 +52,9 @@ func writeNode(b *strings.Builder, n graph.NodeReport) {
 	if n.Forced {
 		flag = " (forced)"
 	}
-	fmt.Fprintf(b, "  %-6s %s%s\n", statusMark(n.Status), n.Node, flag)
+	fmt.Fprintf(b, "  %-6s %s%s\n", statusMark(n.Status), visible(n.Node), flag)
 	for _, m := range n.Messages {
-		fmt.Fprintf(b, "         - %s\n", m)
+		fmt.Fprintf(b, "         - %s\n", visible(m))
 	}
 }
 

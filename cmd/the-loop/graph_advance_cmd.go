@@ -35,14 +35,14 @@ func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if err := c.write(out.Stdout, step, func(w io.Writer) error { return writeStep(w, c.Item, step) }); err != nil {
+	if err := c.write(out, step, func(w io.Writer) error { return writeStep(w, c.Item, step) }); err != nil {
 		return err
 	}
 	return stepExit(step)
 }
 
 func writeStep(w io.Writer, item string, s *graph.Step) error {
-	line := fmt.Sprintf("%s: %s -> %s", item, s.Node, s.Status)
+	line := fmt.Sprintf("%s: %s -> %s", visible(item), s.Node, s.Status)
 	var notes []string
 	if s.Outcome != "" && s.Outcome != s.Status {
 		notes = append(notes, s.Outcome)
@@ -57,7 +57,7 @@ func writeStep(w io.Writer, item string, s *graph.Step) error {
 		return err
 	}
 	for _, m := range s.Messages {
-		if _, err := fmt.Fprintf(w, "  - %s\n", m); err != nil {
+		if _, err := fmt.Fprintf(w, "  - %s\n", visible(m)); err != nil {
 			return err
 		}
 	}

@@ -27,5 +27,5 @@ func (c *GraphCompleteCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(out.Stdout, res)
+	return writeJSON(out, res)
 }

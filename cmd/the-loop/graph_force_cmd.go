@@ -21,9 +21,9 @@ func (c *GraphForceCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out.Stdout, "forced %s: %s -> %s\n  reason: %s\n", c.Item, res.FromNode, res.ToNode, res.Reason)
+	fmt.Fprintf(out.Stdout, "forced %s: %s -> %s\n  reason: %s\n", visible(c.Item), res.FromNode, res.ToNode, visible(res.Reason))
 	for _, w := range res.Warnings {
-		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", w)
+		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", visible(w))
 	}
 	fmt.Fprintln(out.Stdout, "  note: this moved the pointer only; the bypassed gate keeps its real verdict, so `the-loop check --recompute` still reports it.")
 	return nil

@@ -24,7 +24,7 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	return c.write(out.Stdout, rep, func(w io.Writer) error { return writeHooks(w, rep) })
+	return c.write(out, rep, func(w io.Writer) error { return writeHooks(w, rep) })
 }
 
 func writeHooks(w io.Writer, rep policy.HooksReport) error {
@@ -43,10 +43,10 @@ func writeHooks(w io.Writer, rep policy.HooksReport) error {
 			if m.Module != "" {
 				kind = "module"
 			}
-			fmt.Fprintf(&b, "  %s %s\n", kind, m.Label())
+			fmt.Fprintf(&b, "  %s %s\n", kind, visible(m.Label()))
 		}
 		for _, a := range d.Attach {
-			fmt.Fprintf(&b, "  attach %s -> %s (%s)%s\n", a.Hook, a.Node, a.Boundary, withParams(a.With))
+			fmt.Fprintf(&b, "  attach %s -> %s (%s)%s\n", visible(a.Hook), visible(a.Node), visible(a.Boundary), visible(withParams(a.With)))
 		}
 		if rep.RepoHooks {
 			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line.")

@@ -31,7 +31,7 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if err := c.write(out.Stdout, rep, func(w io.Writer) error { return writeRun(w, c.Item, rep) }); err != nil {
+	if err := c.write(out, rep, func(w io.Writer) error { return writeRun(w, c.Item, rep) }); err != nil {
 		return err
 	}
 	if rep.Fails() {
@@ -49,14 +49,14 @@ func writeRun(w io.Writer, item string, rep *graph.RunReport) error {
 		}
 		fmt.Fprintf(&b, "  %s: %s%s\n", s.Node, s.Status, to)
 		for _, m := range s.Messages {
-			fmt.Fprintf(&b, "      - %s\n", m)
+			fmt.Fprintf(&b, "      - %s\n", visible(m))
 		}
 	}
 	suffix := ""
 	if rep.DryRun {
 		suffix = " (dry run: nothing written)"
 	}
-	fmt.Fprintf(&b, "%s: stopped at %s (%s)%s\n", item, rep.At, rep.Stopped, suffix)
+	fmt.Fprintf(&b, "%s: stopped at %s (%s)%s\n", visible(item), rep.At, rep.Stopped, suffix)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -31,7 +31,7 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	return c.write(out.Stdout, policy.DescribeGraph(gr), func(w io.Writer) error { return writeGraphText(w, gr) })
+	return c.write(out, policy.DescribeGraph(gr), func(w io.Writer) error { return writeGraphText(w, gr) })
 }
 
 func writeGraphText(w io.Writer, gr *graph.Graph) error {
@@ -75,7 +75,7 @@ func writeGraphText(w io.Writer, gr *graph.Graph) error {
 			for i, e := range ch.chain {
 				names[i] = e.Hook + formatParams(e.Params)
 			}
-			fmt.Fprintf(&b, "      %-5s %s\n", ch.label+":", strings.Join(names, ", "))
+			fmt.Fprintf(&b, "      %-5s %s\n", ch.label+":", visible(strings.Join(names, ", ")))
 		}
 		for _, e := range gr.EdgesFrom(n.ID) {
 			fmt.Fprintf(&b, "      --%s--> %s\n", e.On, e.To)

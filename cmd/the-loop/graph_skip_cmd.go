@@ -32,10 +32,10 @@ func (c *GraphSkipCmd) Run(g *Globals, out *Output) error {
 		fmt.Fprintf(out.Stdout, "declared: %s will be skipped\n", n)
 	}
 	for _, r := range res.Rejected {
-		fmt.Fprintf(out.Stdout, "rejected: %s (%s)\n", r.Token, r.Why)
+		fmt.Fprintf(out.Stdout, "rejected: %s (%s)\n", visible(r.Token), visible(r.Why))
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", w)
+		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", visible(w))
 	}
 	if len(res.Declared) == 0 {
 		return exitCode(1)

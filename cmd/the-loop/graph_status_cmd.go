@@ -26,7 +26,7 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	r := reports[0]
-	if err := c.write(out.Stdout, r, func(w io.Writer) error { return writeStatus(w, r) }); err != nil {
+	if err := c.write(out, r, func(w io.Writer) error { return writeStatus(w, r) }); err != nil {
 		return err
 	}
 	if !r.OK {
@@ -39,7 +39,7 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 // table lists only the unmet ones.
 func writeStatus(w io.Writer, r *graph.StatusReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: at %s\n", r.WorkItem, r.CurrentNode)
+	fmt.Fprintf(&b, "%s: at %s\n", visible(r.WorkItem), visible(r.CurrentNode))
 	if r.Parked != nil {
 		fmt.Fprintf(&b, "  parked since %v\n", r.Parked["since"])
 	}

@@ -33,7 +33,7 @@ func (c *InitCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	return c.write(out.Stdout, rep, func(w io.Writer) error { return writeInit(w, rep) })
+	return c.write(out, rep, func(w io.Writer) error { return writeInit(w, rep) })
 }
 
 func writeInit(w io.Writer, rep *policy.InitReport) error {

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -33,7 +35,32 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPOS", repos)
 			return os.MkdirAll(home, 0o755)
 		},
+		Cmds:                scriptCmds,
 		RequireExplicitExec: false,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 	})
+}
+
+// scriptCmds make what a checkout under review can hold and a txtar
+// cannot: a FIFO, and a sparse file of any size.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// mkfifo path
+	"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: mkfifo path")
+		}
+		ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+	},
+	// sparse bytes path
+	"sparse": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: sparse bytes path")
+		}
+		n, err := strconv.ParseInt(args[0], 10, 64)
+		ts.Check(err)
+		f, err := os.Create(ts.MkAbs(args[1]))
+		ts.Check(err)
+		ts.Check(f.Truncate(n))
+		ts.Check(f.Close())
+	},
 }

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Resource attacks, each run as a whole process over a checkout that
+// carries it: the process must end by itself, well inside a hook's
+// deadline plus its grace, with the answer it owes and a peak resident
+// set under maxRSS, whatever the hook or config asked for.
+const (
+	maxRSS  = 600 << 20
+	maxWall = 60 * time.Second // a kill only past this: 5 s deadline + 2.5 s grace, with room for a slow machine
+)
+
+// attackBinary is the-loop as a separate program. The test binary serves
+// (see TestMain) unless it carries the race detector, whose memory would
+// be measured instead of the-loop's; then a plain build is made once.
+var attackBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "the-loop-attack")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "the-loop")
+	if !raceEnabled {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		return bin, os.Symlink(exe, bin)
+	}
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/the-loop/the-loop/cmd/the-loop").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v: %s", err, out)
+	}
+	return bin, nil
+})
+
+// attackResult is one process's end.
+type attackResult struct {
+	code           int
+	stdout, stderr string
+	rss            int64 // peak resident set, bytes
+	wall           time.Duration
+}
+
+func attack(t *testing.T, dir string, args ...string) attackResult {
+	t.Helper()
+	bin, err := attackBinary()
+	if err != nil {
+		t.Skip("cannot build the-loop to measure it:", err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "THE_LOOP_CLI_CONFIG=", "GOMAXPROCS=2")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(maxWall, func() { cmd.Process.Kill() })
+	err = cmd.Wait()
+	timer.Stop()
+	r := attackResult{stdout: stdout.String(), stderr: stderr.String(), wall: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rss = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	if r.code == -1 {
+		t.Fatalf("the-loop %s did not end within %s; killed", strings.Join(args, " "), maxWall)
+	}
+	if r.rss > maxRSS {
+		t.Errorf("the-loop %s peaked at %d MiB resident; want under %d MiB", strings.Join(args, " "), r.rss>>20, maxRSS>>20)
+	}
+	t.Logf("exit %d, %s, peak %d MiB", r.code, r.wall.Round(time.Millisecond), r.rss>>20)
+	return r
+}
+
+// hookRepo writes a repository whose x-rule, from rules (a .star file),
+// runs at the exit of implementation for the items given, each at
+// implementation with its tasks ticked, so that x-rule decides the node.
+func hookRepo(t *testing.T, rules string, items ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		".git/HEAD":                     "ref: refs/heads/main\n",
+		".the-loop/harness-config.yaml": "graph:\n  hooks:\n    modules:\n      - path: .the-loop/hooks/rules.star\n    attach:\n      - {hook: x-rule, node: implementation}\n",
+		".the-loop/hooks/rules.star":    rules,
+	}
+	for _, id := range items {
+		files["docs/specs/"+id+"/tasks.md"] = "---\nstatus: approved\n---\n## Task list\n\n- [x] done\n"
+		files["docs/specs/"+id+"/graph-state.json"] = `{"version": 1, "workItem": "` + id + `", "currentNode": "implementation"}`
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// implementation returns each item's verdict at implementation, and its
+// messages, from check --all --format json.
+func implementation(t *testing.T, stdout string) map[string]string {
+	t.Helper()
+	var reports []struct {
+		WorkItem string `json:"workItem"`
+		Nodes    []struct {
+			Node     string   `json:"node"`
+			Status   string   `json:"status"`
+			Messages []string `json:"messages"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &reports); err != nil {
+		t.Fatalf("check's JSON: %v\n%s", err, stdout)
+	}
+	out := map[string]string{}
+	for _, r := range reports {
+		for _, n := range r.Nodes {
+			if n.Node == "implementation" {
+				out[r.WorkItem] = n.Status + ": " + strings.Join(n.Messages, " | ")
+			}
+		}
+	}
+	return out
+}
+
+func hookBody(body string) string {
+	return "def _rule(ctx):\n    " + body + "\n    return ok()\n\nhook(\"x-rule\", _rule)\n"
+}
+
+func TestAHookCannotCrashOrExhaustTheProcess(t *testing.T) {
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"json.decode of a million brackets", `json.decode("[" * 1500000 + "]" * 1500000)`, "json.decode: refused a value nested more than 1000 deep"},
+		{"json.encode of a string that escapes sixfold", `json.encode("\x01" * 110000000)`, "x-rule exceeded its memory limit of 256 MiB"},
+		{"re.split whose groups fan out", `re.split("(a?)" * 200, "b" * 200000)`, "x-rule exceeded its memory limit of 256 MiB"},
+		{"str of a deep list", "l = []\n    for i in range(100000):\n        l = [l]\n    str(l)", "str: refused a value nested more than 1000 deep"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := attack(t, hookRepo(t, hookBody(c.body), "issue-1"), "check", "--all", "--format", "json")
+			got := implementation(t, r.stdout)["issue-1"]
+			if r.code != 1 || !strings.HasPrefix(got, "block: ") || !strings.Contains(got, c.want) {
+				t.Errorf("exit %d, implementation %q; want a block saying %q\nstderr: %s", r.code, got, c.want, r.stderr)
+			}
+		})
+	}
+}
+
+func TestAModuleCannotCrashOrExhaustTheProcessAsItLoads(t *testing.T) {
+	t.Run("json.decode of a million brackets at the top level", func(t *testing.T) {
+		root := hookRepo(t, "json.decode(\"[\" * 1500000 + \"]\" * 1500000)\nhook(\"x-rule\", lambda ctx: ok())\n", "issue-1")
+		r := attack(t, root, "check", "--all")
+		if r.code != 2 || !strings.Contains(r.stderr, ".the-loop/hooks/rules.star:1:") || !strings.Contains(r.stderr, "nested more than 1000 deep") {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+	})
+	t.Run("a chain of 600 failing loads", func(t *testing.T) {
+		root := hookRepo(t, "load(\"//l0.star\", \"x\")\nhook(\"x-rule\", lambda ctx: ok())\n", "issue-1")
+		for i := range 600 {
+			os.WriteFile(filepath.Join(root, fmt.Sprintf("l%d.star", i)), fmt.Appendf(nil, "load(\"//l%d.star\", \"x\")\n", i+1), 0o644)
+		}
+		os.WriteFile(filepath.Join(root, "l600.star"), []byte("x = undefined_thing\n"), 0o644)
+		r := attack(t, root, "check", "--all")
+		if r.code != 2 || !strings.Contains(r.stderr, "l600.star:1:5: undefined: undefined_thing") || len(r.stderr) > 4<<10 {
+			t.Errorf("exit %d, %d bytes: %.300s", r.code, len(r.stderr), r.stderr)
+		}
+	})
+	t.Run("aliases fanning a megabyte out 300 times", func(t *testing.T) {
+		root := hookRepo(t, "hook(\"x-rule\", lambda ctx: ok())\n", "issue-1")
+		var b strings.Builder
+		b.WriteString("graph:\n  hooks:\n    modules:\n      - path: .the-loop/hooks/rules.star\n    attach:\n      - {hook: x-rule, node: implementation, with: {big: &a \"")
+		b.WriteString(strings.Repeat("a", 1<<20))
+		b.WriteString("\"}}\n")
+		for range 300 {
+			b.WriteString("      - {hook: x-rule, node: implementation, with: {big: *a}}\n")
+		}
+		os.WriteFile(filepath.Join(root, ".the-loop/harness-config.yaml"), []byte(b.String()), 0o644)
+		r := attack(t, root, "graph", "hooks")
+		if r.code != 2 || !strings.Contains(r.stderr, ".the-loop/harness-config.yaml:") || !strings.Contains(r.stderr, "aliases expand the document past") {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+	})
+}
+
+// TestMemoryHungryHooksGiveOneVerdictRunAfterRun: eight items whose hooks
+// each hold 150 MB, under the 256 MiB limit, pass every time, however the
+// items are scheduled; and the process stays within maxRSS meanwhile.
+func TestMemoryHungryHooksGiveOneVerdictRunAfterRun(t *testing.T) {
+	var items []string
+	for i := range 8 {
+		items = append(items, fmt.Sprintf("item-%d", i))
+	}
+	root := hookRepo(t, hookBody("parts = []\n    for i in range(150):\n        parts.append(\"x\" * (1 << 20))"), items...)
+	for run := range 3 {
+		r := attack(t, root, "check", "--all", "--format", "json")
+		for _, id := range items {
+			if got := implementation(t, r.stdout)[id]; got != "pass: " {
+				t.Errorf("run %d, %s: implementation %q; want pass", run, id, got)
+			}
+		}
+	}
+}

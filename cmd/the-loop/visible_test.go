@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestVisibleShowsWhatWouldActOnATerminal(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, é and 日本":           "plain text, é and 日本",
+		"a\nb\tc\rd":                     `a\nb\tc\rd`,
+		"\x1b]0;pwned\x07":               `\x1b]0;pwned\x07`,
+		"\x7f and \u009b and \u202edcba": `\x7f and \u009b and \u202edcba`,
+		"broken \xff byte":               `broken \xff byte`,
+	} {
+		if got := visible(in); got != want {
+			t.Errorf("visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTheVisibleWriterKeepsItsLayoutAndEscapesTheRest(t *testing.T) {
+	var b bytes.Buffer
+	visibleWriter{&b}.Write([]byte("one\n\ttwo\x1b[2K\r\n"))
+	if got := b.String(); got != "one\n\ttwo\\x1b[2K\\r\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestJSONStaysJSONAndTerminalSafe(t *testing.T) {
+	doc, _ := json.Marshal(map[string]string{"m": "a\x7f\u009b\u202eb\x1b"})
+	safe := jsonSafe(doc)
+	var back map[string]string
+	if err := json.Unmarshal(safe, &back); err != nil || back["m"] != "a\x7f\u009b\u202eb\x1b" {
+		t.Errorf("jsonSafe(%s) = %s, which decodes to %q, %v", doc, safe, back["m"], err)
+	}
+	if !clean(string(safe), true) {
+		t.Errorf("jsonSafe left something that acts: %q", safe)
+	}
+}
+
+func TestAFolderNameCannotForgeCheckOutput(t *testing.T) {
+	repo := t.TempDir()
+	for _, dir := range []string{".git", "docs/specs/evil\x1b[31mred\nissue-9: ok"} {
+		if err := os.MkdirAll(filepath.Join(repo, filepath.FromSlash(dir)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("THE_LOOP_CLI_CONFIG", "")
+	code := run([]string{"check", "--all", "--repo", repo}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 1 || !strings.Contains(out, `evil\x1b[31mred\nissue-9: ok: UNMET`) || strings.Contains(out, "\x1b") || strings.Contains(out, "\nissue-9: ok") {
+		t.Errorf("exit %d, output:\n%s\nstderr: %s", code, out, stderr.String())
+	}
+}
