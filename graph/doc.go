@@ -1,7 +1,8 @@
 // Package graph is the-loop's process model and the runtime that walks work
-// items through it. It imports nothing else of ours; everything above it
-// (shipped hooks, repository hooks, configuration, the CLI) plugs in through
-// the interfaces declared here.
+// items through it. Of ours it imports only the leaf package repo, through
+// which it reads and writes every file; everything above it (shipped
+// hooks, repository hooks, configuration, the CLI) plugs in through the
+// interfaces declared here.
 //
 // # The model
 //
@@ -36,5 +37,17 @@
 // beside its graph-state.json ([ErrBusy] when another process holds it).
 // [State] keeps the original tool's graph-state.json keys and is written
 // atomically; a corrupt or newer file is a [*StateError] and is never
-// overwritten.
+// overwritten. A change made under the lock is a transaction: its events
+// are synced to the event log before the state recording it is written, so
+// a crash never leaves a move without its events, and the next writer
+// removes the temporary files a killed one left.
+//
+// # Files
+//
+// A Runtime's Checkout (a [repo.Checkout] with its spec root set) is the
+// only way to the repository: a [WorkItem] names its folder by repository
+// path, and hooks read through the Context's [Files], which for a
+// read-only evaluation is a cache shared by every hook of the item. Reads
+// are of regular files inside the checkout only, bounded by
+// [MaxArtifactBytes] and [MaxStateBytes].
 package graph

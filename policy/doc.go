@@ -27,8 +27,13 @@
 //
 // .the-loop/harness-config.yaml at the repository root (the older name
 // .the-loop/config.yaml is read when the current one is absent). Load it
-// with LoadHarnessConfig(root). A repository without one is not an error:
-// every accessor then answers its default and Initialized reports false.
+// with LoadCheckoutHarness(checkout), or LoadHarnessConfig(root). It is read
+// through the checkout's confinement (package repo): a file that exists
+// but is not a regular file inside the repository (a dangling link, a link
+// out, a directory, a FIFO) is a *graph.ConfigError naming it, never the
+// defaults, and aliases that would expand the document past 16 MiB are
+// refused at the alias. A repository without one is not an error: every
+// accessor then answers its default and Initialized reports false.
 // The CLI reads only the keys in HarnessReads; everything else in the file
 // is the agent's.
 //
@@ -51,10 +56,12 @@
 // # The CLI config
 //
 // cli-config.yaml, from the first of: the --config argument,
-// $THE_LOOP_CLI_CONFIG, ./.the-loop/cli-config.yaml under the working
-// directory, ~/.the-loop/cli-config.yaml. Load it with LoadCLIConfig(flag);
-// FindCLIConfig only reports which file would be read. A file named by the
-// flag or the variable must exist; finding nothing anywhere means defaults.
+// $THE_LOOP_CLI_CONFIG, ~/.the-loop/cli-config.yaml. Load it with
+// LoadCLIConfig(flag); FindCLIConfig only reports which file would be read.
+// A file named by the flag or the variable must exist; finding nothing
+// anywhere means defaults. One in the working directory is never read (in
+// CI that is the checkout under review, and its settings would be the
+// change's own); CLIConfig.Ignored names it, and Open says so in a note.
 //
 //	key                                   accessor          default
 //	routing.authorizedUsers               AuthorizedUsers   none (nothing human-authored is acted on)

@@ -70,8 +70,9 @@
 //	json      starlark-go's json module: encode, decode, indent, encode_indent
 //	math      starlark-go's math module
 //	struct    starlarkstruct.Make
-//	re        regular expressions on Go's regexp (RE2: linear time, no
-//	          backreferences, no lookaround; flags inline, as (?i)):
+//	re        the package re (starlark/re): regular expressions on Go's
+//	          regexp (RE2: linear time, no backreferences, no lookaround;
+//	          flags inline, as (?i)), bounded by the call's limits:
 //	    re.compile(pattern) -> a pattern with .match, .search, .fullmatch,
 //	        .findall, .sub, .split and the attributes pattern and groups;
 //	    re.match, re.search, re.fullmatch, re.findall, re.sub, re.split take
@@ -129,15 +130,16 @@
 //	                  segments; wildcards do not enter .git, symbolic links
 //	                  are neither listed nor followed, and a directory that
 //	                  cannot be listed fails the glob
-//	    Paths are relative to the repository root and slash-separated. An
-//	    absolute path, a path leaving the repository through .. and a path
-//	    whose symbolic links resolve outside it are refused, as an error;
-//	    so is a read of a file over Limits.ReadBytes, or one that would take
-//	    the call's reads past Limits.ReadTotal. When the graph.Context
-//	    carries a graph.Files cache (a read-only evaluation), the files a
+//	    Paths are relative to the repository root and slash-separated, and
+//	    every access goes through the graph.Context's repo.Checkout. An
+//	    absolute path, a path leaving the repository through .., and a path
+//	    through a symbolic link that leads outside it (an absolute target
+//	    always does) are refused, as an error; only regular files are read,
+//	    and a read of a file over Limits.ReadBytes, or one that would take
+//	    the call's reads past Limits.ReadTotal, is refused by its size.
+//	    Under a read-only evaluation (graph.Files caching), the files a
 //	    glob listed are read ahead on other cores once the hook reads the
-//	    first of them (see readAhead); a path through a symbolic link is
-//	    read through the cache.
+//	    first of them (see readAhead).
 //
 // Dicts built from Go maps iterate in key order. Every value ctx reaches
 // is frozen: changing one is a Starlark error, so the hook errs, and an
@@ -182,6 +184,12 @@
 //     over a sequence of known length, str, repr, print and fail (whose
 //     estimate counts a value referred to many times once per reference),
 //     json.encode, decode and indent, and re.findall, re.sub and re.split.
+//     A string is estimated as escaped at worst (six bytes for a control
+//     byte in JSON), and a regular expression's matches by their groups.
+//     sorted and list.sort are charged n log n steps, a regular expression
+//     its program size times its input, so no one builtin runs long.
+//     Values and JSON documents nested past 1000 levels are refused by
+//     every builtin that walks them recursively, as an error at the line.
 //     These operators are reached by rewriting the syntax tree before it is
 //     compiled (x * y calls a hidden $mul(x, y); the names start with $, so
 //     no module can name them). Integer products are limited to 2^20 bits
@@ -195,10 +203,12 @@
 // "x-bomb exceeded its memory limit of 256 MiB". At a module's top level it
 // is a load failure saying the same.
 //
-// The heap is the process's: calls running in parallel see each other's
-// allocations, so a limit set too close to what hooks really use can stop
-// the wrong one. Peak memory is the heap at the start plus about Heap plus
-// the Go runtime's own overhead.
+// The heap is the process's, so executions take turns: one at a time,
+// each starting from a heap with little garbage in it, so that what one
+// holds is never charged to another and the same inputs give the same
+// verdict however many items are checked at once and on however many
+// cores (reading ahead still uses every core). Peak memory is the heap at
+// the start plus about Heap plus the Go runtime's own overhead.
 //
 // # Concurrency
 //

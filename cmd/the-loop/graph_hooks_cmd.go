@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
 )
 
@@ -46,7 +47,11 @@ func writeHooks(w io.Writer, rep policy.HooksReport) error {
 			fmt.Fprintf(&b, "  %s %s\n", kind, visible(m.Label()))
 		}
 		for _, a := range d.Attach {
-			fmt.Fprintf(&b, "  attach %s -> %s (%s)%s\n", visible(a.Hook), visible(a.Node), visible(a.Boundary), visible(withParams(a.With)))
+			gates := "gates: the item leaves the node only if it passes"
+			if a.Boundary == string(graph.Entry) {
+				gates = "does not gate: it runs once the item has entered, and a block there is only a warning"
+			}
+			fmt.Fprintf(&b, "  attach %s -> %s (%s; %s)%s\n", visible(a.Hook), visible(a.Node), visible(a.Boundary), gates, visible(withParams(a.With)))
 		}
 		if rep.RepoHooks {
 			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line.")
