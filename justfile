@@ -35,6 +35,7 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzParseState$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
     go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzReadFile$' -fuzztime {{seconds}}s ./repo
 
 # Time whole `check --all` processes on a generated 200-item repository.
 bench-process runs="21":

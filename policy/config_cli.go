@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -197,15 +196,9 @@ func LoadCLIConfig(explicit string) (*CLIConfig, error) {
 	if path == "" {
 		return c, nil
 	}
-	// One byte over the bound, so parseMapping can tell "at the limit"
-	// from "over it" and say so.
-	data, err := repo.ReadRegular(path, maxConfigBytes+1)
-	var tooLarge *repo.TooLargeError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, &graph.ConfigError{File: path, Msg: fmt.Sprintf("is %d bytes; want at most %d", tooLarge.Size, maxConfigBytes)}
-	case err != nil:
-		return nil, &graph.ConfigError{File: path, Msg: "cannot be read", Err: unwrapPath(err)}
+	data, err := readConfig(path, func(limit int64) ([]byte, error) { return repo.ReadRegular(path, limit) })
+	if err != nil {
+		return nil, err
 	}
 	doc, top, err := parseMapping(data, path)
 	if err != nil {

@@ -176,15 +176,9 @@ func LoadCheckoutHarness(co *repo.Checkout) (*HarnessConfig, error) {
 		c.co = co
 		return c, nil
 	}
-	// One byte over the bound, so parseMapping can tell "at the limit" from
-	// "over it" and say so.
-	data, err := co.ReadFile(rel, maxConfigBytes+1)
-	var tooLarge *repo.TooLargeError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, &graph.ConfigError{File: rel, Msg: fmt.Sprintf("is %d bytes; want at most %d", tooLarge.Size, maxConfigBytes)}
-	case err != nil:
-		return nil, &graph.ConfigError{File: rel, Msg: "cannot be read", Err: unwrapPath(err)}
+	data, err := readConfig(rel, func(limit int64) ([]byte, error) { return co.ReadFile(rel, limit) })
+	if err != nil {
+		return nil, err
 	}
 	doc, top, err := parseMapping(data, rel)
 	if err != nil {
@@ -194,6 +188,22 @@ func LoadCheckoutHarness(co *repo.Checkout) (*HarnessConfig, error) {
 		return nil, err
 	}
 	return &HarnessConfig{Root: co.Root(), Path: co.Abs(rel), Doc: doc, co: co, node: top}, nil
+}
+
+// readConfig reads the config file named file through read, bounded: one
+// byte over maxConfigBytes, so that parseMapping can tell "at the limit"
+// from "over it". A file refused by its size, or not read, is a
+// *graph.ConfigError naming it.
+func readConfig(file string, read func(limit int64) ([]byte, error)) ([]byte, error) {
+	data, err := read(maxConfigBytes + 1)
+	var tooLarge *repo.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, &graph.ConfigError{File: file, Msg: fmt.Sprintf("is %d bytes; want at most %d", tooLarge.Size, maxConfigBytes)}
+	case err != nil:
+		return nil, &graph.ConfigError{File: file, Msg: "cannot be read", Err: unwrapPath(err)}
+	}
+	return data, nil
 }
 
 // unwrapPath is err without an *fs.PathError's wrapping, whose path the

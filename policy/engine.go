@@ -320,23 +320,23 @@ func innerLoopDir(pr int, prRepo string) string {
 // recordedLoop is the outer-path loop item's state records, "" for the
 // default or anything it cannot read (the verb itself reports a bad state).
 func (e *Engine) recordedLoop(item string, sel Selector) string {
-	if sel.PR > 0 {
-		return ""
-	}
-	st, err := e.readState(item, sel)
-	if err != nil {
-		return ""
-	}
-	return graph.OuterLoop(st.Loop)
+	_, recorded, _ := e.itemState(item, sel)
+	return recorded
 }
 
-// readState reads item's state for sel's loop, once, through the checkout.
-func (e *Engine) readState(item string, sel Selector) (*graph.State, error) {
+// itemState reads item's state for sel's loop through the checkout, and
+// the outer-path loop it records ("" for the default, and for an inner
+// loop).
+func (e *Engine) itemState(item string, sel Selector) (st *graph.State, recorded string, err error) {
 	it, err := e.Checkout.Item(item)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return graph.LoadState(e.Checkout, graph.StateDirOf(it.Dir, e.stateSubpath(sel)), item)
+	st, err = graph.LoadState(e.Checkout, graph.StateDirOf(it.Dir, e.stateSubpath(sel)), item)
+	if err != nil || sel.PR > 0 {
+		return st, "", err
+	}
+	return st, graph.OuterLoop(st.Loop), nil
 }
 
 func (e *Engine) stateSubpath(sel Selector) string {
@@ -439,13 +439,9 @@ func isItemError(err error) bool {
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
 	// The state is read once: it names the loop, and is then evaluated.
-	st, err := e.readState(item, sel)
+	st, recorded, err := e.itemState(item, sel)
 	if err != nil {
 		return nil, err
-	}
-	recorded := ""
-	if sel.PR == 0 {
-		recorded = graph.OuterLoop(st.Loop)
 	}
 	rt, err := e.runtime(recorded, sel, false)
 	if err != nil {
@@ -460,13 +456,9 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 // own arguments (check, given the runtime), so that a verb that will fail
 // adopts nothing.
 func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) error) (*graph.Runtime, error) {
-	st, err := e.readState(item, sel)
+	_, recorded, err := e.itemState(item, sel)
 	if err != nil {
 		return nil, err
-	}
-	recorded := ""
-	if sel.PR == 0 {
-		recorded = graph.OuterLoop(st.Loop)
 	}
 	rt, err := e.runtime(recorded, sel, true)
 	if err != nil {
