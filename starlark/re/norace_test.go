@@ -1,0 +1,5 @@
+//go:build !race
+
+package re
+
+const raceEnabled = false
