@@ -374,3 +374,18 @@ func TestReadRegularIsBoundedAndDoesNotBlockOnAFIFO(t *testing.T) {
 		t.Errorf("ReadRegular at its limit = %d bytes, %v", len(data), err)
 	}
 }
+
+func TestFileIDNamesAFileWhateverPathReachedIt(t *testing.T) {
+	ways, _ := attackTree(t)
+	for way, c := range ways {
+		a, _ := c.Stat("src/a.go")
+		b, _ := c.Stat("inside.go")
+		other, _ := c.Stat("docs/specs/issue-1/design.md")
+		da, ia, ok := FileID(a)
+		db, ib, _ := FileID(b)
+		do, io, _ := FileID(other)
+		if !ok || da != db || ia != ib || (da == do && ia == io) {
+			t.Errorf("%s: FileID of a file and a link to it = %d:%d, %d:%d; of another %d:%d", way, da, ia, db, ib, do, io)
+		}
+	}
+}

@@ -76,7 +76,7 @@ func newHost(opts Options) (*host, error) {
 type source struct {
 	name string // how positions and messages name it
 	rel  string // cleaned, relative to root
-	real string // absolute, links resolved: its identity
+	real string // its identity: device and inode, else its path
 	root *tree  // where it is read and its load()s resolve
 	dir  string // its directory, slash-separated, relative to root
 }
@@ -261,11 +261,10 @@ func (l *loader) resolveIn(t *tree, rel string, absName bool) (*source, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("cannot read %s: not a regular file", clean)
 	}
-	// Its identity, so that a file reached by two paths runs once. The
-	// checkout has just found it inside; this only names it.
-	real, err := filepath.EvalSymlinks(t.co.Abs(clean))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", clean, err)
+	// Its identity, so that a file reached by two paths runs once.
+	real := t.co.Abs(clean)
+	if dev, ino, ok := repo.FileID(fi); ok {
+		real = fmt.Sprintf("file %d:%d", dev, ino)
 	}
 	name := clean
 	if absName {
