@@ -46,6 +46,7 @@ const maxIntDigits = 4300
 var guardedAttrs = map[string]bool{
 	"format": true, "join": true, "replace": true, "split": true, "rsplit": true,
 	"splitlines": true, "extend": true, "sort": true, "union": true, "update": true,
+	"items": true, "popitem": true,
 	"symmetric_difference": true, "intersection": true, "difference": true,
 	"issubset": true, "issuperset": true,
 }
@@ -152,7 +153,11 @@ func mulBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 	if err := guardMul(st, x, y); err != nil {
 		return nil, err
 	}
-	return sl.Binary(syntax.STAR, x, y)
+	z, err := sl.Binary(syntax.STAR, x, y)
+	if err != nil {
+		return nil, err
+	}
+	return z, checkNested(thread, z, "*")
 }
 
 // guardAdd checks x + y for the sequences Starlark concatenates.
@@ -188,16 +193,20 @@ func addBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 	}
 	switch args[0].(type) {
 	case sl.Int, sl.Float:
-	default:
-		st, err := stateOf(thread)
-		if err != nil {
-			return nil, err
-		}
-		if err := guardAdd(st, args[0], args[1]); err != nil {
-			return nil, err
-		}
+		return sl.Binary(syntax.PLUS, args[0], args[1])
 	}
-	return sl.Binary(syntax.PLUS, args[0], args[1])
+	st, err := stateOf(thread)
+	if err != nil {
+		return nil, err
+	}
+	if err := guardAdd(st, args[0], args[1]); err != nil {
+		return nil, err
+	}
+	z, err := sl.Binary(syntax.PLUS, args[0], args[1])
+	if err != nil {
+		return nil, err
+	}
+	return z, checkNested(thread, z, "+")
 }
 
 // modBuiltin is $mod, which x % y (and x %= y) is rewritten to.
@@ -243,7 +252,14 @@ func (r repeatOperand) Binary(op syntax.Token, y sl.Value, side sl.Side) (sl.Val
 			return nil, err
 		}
 	}
-	return sl.Binary(op, x, z)
+	v, err := sl.Binary(op, x, z)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := v.(sl.Tuple); ok {
+		return t, r.st.checkNesting(t, "*=")
+	}
+	return v, nil
 }
 
 // countBuiltin is $count, which the right operand of x *= y is wrapped in.
@@ -288,6 +304,13 @@ func plusBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tu
 	}
 	if err := guardIterable(thread, v, sizeSlot, "+="); err != nil {
 		return nil, err
+	}
+	if t, ok := v.(sl.Tuple); ok {
+		st, err := stateOf(thread)
+		if err != nil {
+			return nil, err
+		}
+		return concatOperand{st: st, v: t}, nil
 	}
 	return v, nil
 }
@@ -368,8 +391,18 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 			check = iterGuard(0)
 		}
 	case *sl.Dict:
-		if name == "update" {
+		switch name {
+		case "update":
 			check = iterGuard(sizeEntry)
+		case "items", "popitem":
+			// Pairs of what the dict holds: a new tuple each.
+			return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+				r, err := m.CallInternal(thread, args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				return r, checkNestedElems(thread, r, "dict."+name)
+			}).BindReceiver(x), nil
 		}
 	}
 	if check == nil {

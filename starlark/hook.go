@@ -3,6 +3,7 @@ package starlark
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 
@@ -69,15 +70,11 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	if gctx.Checkout != nil {
 		repo = &tree{co: gctx.Checkout, what: repo.what}
 	}
-	st := newCallState(h.name, h.host.limits, log)
-	thread := st.newThread("hook "+h.name, h.host.threadInit)
-	rv := newRepoValue(repo, gctx.Files.Cached(), st)
-	// Reading ahead ends with the call, even one abandoned still running.
-	defer rv.stop()
-	ctx := newContext(h.name, gctx, rv)
-	v, err, abandoned := st.run(func() (sl.Value, error) {
-		return sl.Call(thread, h.impl, sl.Tuple{ctx}, nil)
-	})
+	st, v, err, abandoned := h.call(gctx, repo, log, false)
+	if !abandoned && st.mustBeJudgedAlone() {
+		// Its memory verdict may be its neighbours' (see heapGate).
+		st, v, err, abandoned = h.call(gctx, repo, log, true)
+	}
 	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
 		return h.limitBlock(st, err, abandoned), nil
 	}
@@ -89,6 +86,21 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
 	}
 	return h.result(v), nil
+}
+
+// call runs the hook once, with a fresh thread, ctx and limits;
+// exclusive runs it alone.
+func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, exclusive bool) (st *callState, v sl.Value, err error, abandoned bool) {
+	st = newCallState(h.name, h.host.limits, log)
+	thread := st.newThread("hook "+h.name, h.host.threadInit)
+	rv := newRepoValue(repo, gctx.Files.Cached(), st)
+	// Reading ahead ends with the call, even one abandoned still running.
+	defer rv.stop()
+	ctx := newContext(h.name, gctx, rv)
+	v, err, abandoned = st.run(func() (sl.Value, error) {
+		return sl.Call(thread, h.impl, sl.Tuple{ctx}, nil)
+	}, exclusive)
+	return st, v, err, abandoned
 }
 
 func (h *Hook) limitBlock(st *callState, err error, abandoned bool) graph.Result {

@@ -59,6 +59,12 @@ type callState struct {
 	readTotal int64
 	// registrar is set while a declared module's top level runs.
 	registrar *registrar
+	// allocated is what the whole process allocated while the execution
+	// ran: at least what the execution itself did.
+	allocated uint64
+	// nested remembers the tuples and structs measured (nesting.go);
+	// touched only by the thread's goroutine.
+	nested map[nestKey]nestMeasure
 }
 
 func newCallState(who string, limits Limits, log *slog.Logger) *callState {
@@ -238,37 +244,47 @@ type outcome struct {
 	err error
 }
 
-// heapGate runs executions one at a time. The memory watchdog measures
-// the process's heap, and executions side by side would be charged for
-// each other's allocations (and credited with each other's frees), so the
-// verdict of a hook near its limit would change with how many items are
-// checked at once and on how many cores. One at a time, the same inputs
-// give the same verdict. What other goroutines do meanwhile (shipped
-// hooks of other items, which keep little) still shifts the measure by a
-// few MiB, and heapSlack bounds what garbage left from before can.
-// Starlark is single-threaded per call anyway, and a call's reading ahead
-// still uses every core; shipped hooks are not held up. The gate is held
-// until the execution's goroutine ends, so an abandoned execution counts
-// until it has stopped.
-var heapGate sync.Mutex
+// heapGate orders executions by how their memory is judged. The watchdog
+// measures the process's heap, so executions side by side are charged for
+// each other's allocations, and credited with each other's frees. They run
+// shared (the read lock), and a shared verdict stands only when it cannot
+// have been so distorted: when the call did not trip its memory limit and
+// the whole process allocated less than the limit while it ran, which
+// bounds what the call itself can have grown the heap by. Anything else
+// is judged again exclusive (the write lock): alone, from a settled heap,
+// so that the same inputs give the same verdict however many items are
+// checked at once and on however many cores. A module's top level runs
+// exclusive from the start.
+//
+// An abandoned execution gives its lock up when it is abandoned, so that
+// it cannot hold up the executions after it; until its goroutine ends it
+// lingers, and an exclusive execution waits a while for the lingering to
+// stop before it measures.
+var heapGate sync.RWMutex
 
-// heapSlack is how much garbage may stand in the heap when an execution
-// starts: a collection before it would remove it, and otherwise the
-// execution's growth would read short by as much once it is collected.
-const heapSlack = 16 << 20
+// lingering counts abandoned executions whose goroutines have not ended.
+var lingering atomic.Int64
 
-// settleHeap collects the heap when more than heapSlack may be garbage, so
-// that an execution's baseline is what is live.
-func settleHeap() {
-	s := [2]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+// lingerWait bounds how long an exclusive execution waits for abandoned
+// ones to stop before it measures all the same.
+const lingerWait = 5 * time.Second
+
+// heapAllocs is how many bytes the process has allocated on the heap since
+// it started.
+func heapAllocs() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s[:])
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		runtime.GC()
-		return
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return ^uint64(0) >> 1
 	}
-	if objects, live := s[0].Value.Uint64(), s[1].Value.Uint64(); objects > live+heapSlack {
-		runtime.GC()
-	}
+	return s[0].Value.Uint64()
+}
+
+// mustBeJudgedAlone reports whether a shared execution's memory verdict
+// cannot stand: it tripped the limit (perhaps for its neighbours), or the
+// process allocated enough while it ran that its own growth is unknown.
+func (st *callState) mustBeJudgedAlone() bool {
+	return st.trippedLimit() == limitMemory || st.allocated >= st.limits.Heap
 }
 
 // run executes fn on its own goroutine under st's limits: the step budget
@@ -284,23 +300,37 @@ func settleHeap() {
 // instruction) and the caller carries on.
 //
 // A panic in fn is recovered and returned as an error.
-func (st *callState) run(fn func() (sl.Value, error)) (v sl.Value, err error, abandoned bool) {
-	heapGate.Lock()
-	settleHeap()
+func (st *callState) run(fn func() (sl.Value, error), exclusive bool) (v sl.Value, err error, abandoned bool) {
+	if exclusive {
+		heapGate.Lock()
+		defer heapGate.Unlock()
+		for waited := time.Duration(0); lingering.Load() > 0 && waited < lingerWait; waited += 10 * time.Millisecond {
+			time.Sleep(10 * time.Millisecond)
+		}
+		// From what is live alone: exclusive executions are the rare ones
+		// (a module's top level, a call judged again), so the collection
+		// is cheap in all.
+		runtime.GC()
+	} else {
+		heapGate.RLock()
+		defer heapGate.RUnlock()
+	}
 	st.heapBase = heapObjects()
+	allocBase := heapAllocs()
+	var ended sync.Mutex // guards done and left
+	done, left := false, false
 	ch := make(chan outcome, 1)
 	stop := make(chan struct{})
 	go st.watch(stop)
 	deadline := time.AfterFunc(st.limits.Deadline, func() { st.trip(limitDeadline) })
 	go func() {
 		defer func() {
-			// What the execution built is garbage now; collecting it
-			// before the next one starts keeps that one's baseline what is
-			// live, however recently the heap was last collected.
-			if heapObjects() > st.heapBase+heapSlack {
-				runtime.GC()
+			ended.Lock()
+			done = true
+			if left {
+				lingering.Add(-1)
 			}
-			heapGate.Unlock()
+			ended.Unlock()
 		}()
 		defer func() {
 			if p := recover(); p != nil {
@@ -320,9 +350,16 @@ func (st *callState) run(fn func() (sl.Value, error)) (v sl.Value, err error, ab
 	}()
 	select {
 	case o := <-ch:
+		st.allocated = heapAllocs() - allocBase
 		return o.v, o.err, false
 	case <-hard.C:
 		st.trip(limitDeadline)
+		ended.Lock()
+		if !done {
+			left = true
+			lingering.Add(1)
+		}
+		ended.Unlock()
 		st.log.Error("starlark execution did not stop after its deadline; abandoned", "who", st.who)
 		return nil, nil, true
 	}

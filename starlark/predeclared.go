@@ -29,7 +29,13 @@ func predeclared() sl.StringDict {
 		"json":    jsonModule(),
 		"math":    starlarkmath.Module,
 		"re":      re.Module,
-		"struct":  sl.NewBuiltin("struct", starlarkstruct.Make),
+		"struct": sl.NewBuiltin("struct", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			s, err := starlarkstruct.Make(thread, b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return s, checkNested(thread, s, "struct")
+		}),
 
 		nameAdd:   sl.NewBuiltin("+", addBuiltin),
 		nameMul:   sl.NewBuiltin("*", mulBuiltin),
@@ -37,6 +43,7 @@ func predeclared() sl.StringDict {
 		nameCount: sl.NewBuiltin("*=", countBuiltin),
 		namePlus:  sl.NewBuiltin("+=", plusBuiltin),
 		nameAttr:  sl.NewBuiltin(".", attrBuiltin),
+		nameTuple: sl.NewBuiltin("tuple", tupleBuiltin),
 	}
 	for name, v := range api {
 		env[name] = v

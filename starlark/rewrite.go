@@ -15,6 +15,7 @@ const (
 	nameCount = "$count"
 	namePlus  = "$plus"
 	nameAttr  = "$attr"
+	nameTuple = "$tuple"
 )
 
 // rewrite routes the operations that can allocate without bound through
@@ -27,6 +28,7 @@ const (
 //	x += y       -> x += $plus(y)
 //	x %= y       -> x = $mod(x, y)          (x a name)
 //	x.replace    -> $attr(x, "replace")     (and the other guardedAttrs)
+//	(a, b)       -> $tuple(a, b)            (see nesting.go)
 //
 // An addition with a literal operand, and a % with a number on its right,
 // are left alone: they cannot grow a value by more than the literal, and
@@ -199,6 +201,13 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 		r.exprs(e.List)
 	case *syntax.TupleExpr:
 		r.exprs(e.List)
+		// A tuple of literals cannot nest: it is left as it is.
+		for _, x := range e.List {
+			if !isLiteral(x) {
+				start, _ := e.Span()
+				return call(nameTuple, start, e.List...)
+			}
+		}
 	case *syntax.ParenExpr:
 		e.X = r.expr(e.X)
 	case *syntax.SliceExpr:

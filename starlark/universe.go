@@ -31,7 +31,16 @@ func universe() sl.StringDict {
 					}
 				}
 			}
-			return orig.CallInternal(thread, args, kwargs)
+			r, err := orig.CallInternal(thread, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			switch name {
+			case "tuple", "zip", "enumerate":
+				// New tuples of what they were given.
+				return r, checkNestedElems(thread, r, name)
+			}
+			return r, nil
 		})
 	}
 	stringifying := func(name string) *sl.Builtin {
