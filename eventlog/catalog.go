@@ -64,6 +64,7 @@ var Catalog = []EventType{
 	{"graph.skips_rejected", LevelWarning, "A skip was refused: unknown node, not skippable, or already behind the pointer (work_item, token, via, why)."},
 	{"graph.spec_tree_excluded", LevelInfo, "A contribution in a repository that never adopted the-loop kept its spec tree out of git (work_item, path)."},
 	{"graph.started", LevelInfo, "A work item entered its loop's start node and ran its entry chain (work_item, node)."},
+	{"graph.state_write_failed", LevelError, "A work item's state could not be written after its transition's events were logged: those events describe a move that did not happen (work_item, error)."},
 	{"harness.config_scaffolded", LevelInfo, "the-loop adopted a repository with no harness config by writing the built-in default (work_item, path, repo)."},
 	{"routing.dropped", LevelInfo, "A verified webhook was not routed (gh_event, delivery_id, actor, reason: disabled-event | duplicate-delivery | no-work-item | unauthorized-actor)."},
 	{"routing.routed", LevelInfo, "A verified webhook mapped to work items and passed every guard (gh_event, delivery_id, work_items)."},

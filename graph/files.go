@@ -2,18 +2,26 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/the-loop/the-loop/repo"
 )
 
-// MaxArtifactBytes bounds one read of a work item's file (an artifact, a
-// state file): a spec document is kilobytes, and a checkout holding a
-// sparse file of gigabytes where one should be is refused by its size.
-const MaxArtifactBytes = 16 << 20
+// MaxArtifactBytes bounds one read of a work item's file: a spec document
+// is kilobytes, and a checkout holding a sparse file of gigabytes where one
+// should be is refused by its size.
+const MaxArtifactBytes = 4 << 20
+
+// MaxEvaluationBytes bounds what one read-only evaluation keeps of the
+// files it reads: items are evaluated several at a time, and each keeps
+// its files until it is done.
+const MaxEvaluationBytes = 32 << 20
 
 // Files is how hooks read a work item's files: through the checkout's
 // confinement (see package repo), by repository-relative path, each read
@@ -29,9 +37,10 @@ const MaxArtifactBytes = 16 << 20
 // A nil *Files reads nothing: every read fails, so a hook handed no
 // checkout fails closed. Files is safe for concurrent use.
 type Files struct {
-	co *repo.Checkout
-	mu sync.Mutex
-	m  map[string]*cachedFile // nil: no cache
+	co   *repo.Checkout
+	mu   sync.Mutex
+	m    map[string]*cachedFile // nil: no cache
+	kept atomic.Int64           // bytes the cache holds
 }
 
 type cachedFile struct {
@@ -86,9 +95,18 @@ func (f *Files) get(rel string) *cachedFile {
 		f.m[rel] = c
 	}
 	f.mu.Unlock()
-	c.readOnce.Do(func() { c.data, c.err = f.co.ReadFile(rel, MaxArtifactBytes) })
+	c.readOnce.Do(func() {
+		c.data, c.err = f.co.ReadFile(rel, MaxArtifactBytes)
+		if c.err == nil && f.kept.Add(int64(len(c.data))) > MaxEvaluationBytes {
+			c.data, c.err = nil, fmt.Errorf("read %s: %w", rel, ErrTooMuchRead)
+		}
+	})
 	return c
 }
+
+// ErrTooMuchRead is a read that would take one evaluation's files past
+// MaxEvaluationBytes.
+var ErrTooMuchRead = fmt.Errorf("the work item's files come to more than %d bytes in all", MaxEvaluationBytes)
 
 // ReadFile returns the contents of the repository path rel. Callers must
 // not modify the slice.
@@ -134,7 +152,8 @@ func (c *cachedFile) asText() (string, error) {
 		case !utf8.Valid(c.data):
 			c.textErr = ErrNotText
 		default:
-			c.text = string(c.data)
+			// A view, not a copy: the bytes are never changed.
+			c.text = unsafe.String(unsafe.SliceData(c.data), len(c.data))
 			if strings.Contains(c.text, "\r") {
 				c.text = strings.ReplaceAll(c.text, "\r\n", "\n")
 				c.text = strings.ReplaceAll(c.text, "\r", "\n")

@@ -46,10 +46,20 @@ func SplitFrontMatter(text string) (map[string]any, string) {
 	return map[string]any{}, text
 }
 
-// fmDecode parses one front-matter block. ok is false only for invalid YAML.
+// maxFrontMatterExpanded bounds a front-matter block once its aliases are
+// expanded: real ones are a few lines.
+const maxFrontMatterExpanded = 1 << 20
+
+// fmDecode parses one front-matter block. ok is false for invalid YAML, and
+// for a block whose aliases would expand it past maxFrontMatterExpanded: a
+// few lines of anchors can stand for gigabytes, and such a document has no
+// front matter a gate can read.
 func fmDecode(block string) (map[string]any, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
+		return nil, false
+	}
+	if _, over := ExpandedSize(&doc, maxFrontMatterExpanded); over != nil {
 		return nil, false
 	}
 	if len(doc.Content) == 0 {

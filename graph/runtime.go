@@ -264,16 +264,20 @@ func (rt *Runtime) withLock(item WorkItem, fn func() error) error {
 	return fn()
 }
 
-// cleanTemps removes temporary files a killed writer left: the state's in
-// the state directory, and, for the outer loop, whose lock also serialises
-// the artifacts' writers, those of the artifacts beside it.
+// staleArtifactTemp is how old a temporary file beside an artifact must be
+// before a verb removes it: artifacts are written under the outer loop's
+// lock or an inner loop's, so no one lock says that its writer is gone,
+// but none holds its file for more than moments.
+const staleArtifactTemp = 10 * time.Minute
+
+// cleanTemps removes the temporary files a killed writer left: the state's
+// at once (this lock serialises every writer of the state), and those of
+// the artifacts beside it once they are stale.
 func (rt *Runtime) cleanTemps(item WorkItem) {
-	removed, err := rt.Checkout.CleanTemps(rt.StateDir(item), StateFile)
-	if err == nil && rt.StateSubpath == "" {
-		var more []string
-		more, err = rt.Checkout.CleanTemps(item.Dir)
-		removed = append(removed, more...)
-	}
+	dir := rt.StateDir(item)
+	removed, err := rt.Checkout.CleanTemps(dir, func(target string, age time.Duration) bool {
+		return target == StateFile || (dir == item.Dir && strings.HasSuffix(target, ".md") && age > staleArtifactTemp)
+	})
 	if err != nil {
 		rt.log().Warn("could not remove a killed writer's temporary files", "err", err)
 	}

@@ -376,9 +376,12 @@ func TestAnEntryChainThatDoesNotPassIsSaidAndRecordedButDoesNotGate(t *testing.T
 func TestALockedVerbRemovesWhatAKilledWriterLeft(t *testing.T) {
 	rt, _ := newRuntime(t)
 	dir := rt.Checkout.Abs("docs/specs/item")
-	for _, name := range []string{".graph-state.json.4242.tmp", ".draft.md.17.tmp", "keep.tmp"} {
+	for _, name := range []string{".graph-state.json.4242.tmp", ".draft.md.17.tmp", ".notes.md.18.tmp", "keep.tmp"} {
 		os.WriteFile(filepath.Join(dir, name), []byte("{"), 0o644)
 	}
+	// An artifact's is removed only once no live writer can still hold it.
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, ".draft.md.17.tmp"), old, old)
 	if _, err := rt.Start("item"); err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +390,7 @@ func TestALockedVerbRemovesWhatAKilledWriterLeft(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "graph-state.json,graph-state.lock,keep.tmp" {
+	if got := strings.Join(names, ","); got != ".notes.md.18.tmp,graph-state.json,graph-state.lock,keep.tmp" {
 		t.Errorf("the item folder holds %s; want the stale temporary files gone and nothing else touched", got)
 	}
 }
@@ -409,5 +412,34 @@ func TestAHugeBlockMessageIsStoredCut(t *testing.T) {
 	data, _ := os.ReadFile(rt.Checkout.Abs("docs/specs/item/" + StateFile))
 	if len(data) > 64<<10 {
 		t.Errorf("the state file is %d bytes; a block message must be stored cut", len(data))
+	}
+}
+
+// sabotage is an event log that, on the first event, puts a non-empty
+// directory where the state file goes, so that the write after it fails.
+type sabotage struct {
+	recorder
+	dir  string
+	done bool
+}
+
+func (s *sabotage) Emit(event, level string, fields map[string]any) error {
+	if !s.done {
+		s.done = true
+		os.Remove(filepath.Join(s.dir, StateFile))
+		os.MkdirAll(filepath.Join(s.dir, StateFile, "in-the-way"), 0o755)
+	}
+	return s.recorder.Emit(event, level, fields)
+}
+
+func TestAStateThatCannotBeWrittenAfterItsEventsIsSaidInTheLog(t *testing.T) {
+	rt, _ := newRuntime(t)
+	log := &sabotage{dir: rt.Checkout.Abs("docs/specs/item")}
+	rt.Events = log
+	if _, err := rt.Force("item", "build", "test", ""); err == nil {
+		t.Fatal("force wrote a state over a directory")
+	}
+	if got := strings.Join(log.events, ","); got != "graph.forced,graph.state_write_failed" {
+		t.Errorf("events %s; want the move's event, then that its state was not written", got)
 	}
 }

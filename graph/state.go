@@ -164,7 +164,7 @@ func ParseState(path string, data []byte, workItem string) (*State, error) {
 // MaxStateBytes bounds a graph-state file: the original's are a few
 // kilobytes, and one that is a sparse file of gigabytes is refused by its
 // size before it is read.
-const MaxStateBytes = 16 << 20
+const MaxStateBytes = 4 << 20
 
 // LoadState reads the graph state in the checkout directory dir
 // (repository-relative). A missing file is a fresh state; one that cannot

@@ -69,7 +69,7 @@ func TestAStateFileThatIsNoFileIsRefusedWithoutBlockingOrReadingIt(t *testing.T)
 			f, _ := os.Create(p)
 			f.Truncate(3 << 30)
 			f.Close()
-		}, "over the limit of 16777216"},
+		}, "over the limit of 4194304"},
 		{"a directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, "not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -25,13 +25,19 @@ func (tx *txn) emit(event, level string, fields map[string]any) {
 }
 
 // commit appends the buffered events, durably, then writes the state,
-// recording the loop it walks the first time.
+// recording the loop it walks the first time. When the state cannot be
+// written after its events were, the log says so, so that its reader does
+// not take them for a move that happened.
 func (tx *txn) commit() error {
 	tx.flush(true)
 	if tx.st.Loop == "" {
 		tx.st.Loop = tx.rt.Graph.Name
 	}
-	return tx.st.Save(tx.rt.Checkout, tx.rt.StateDir(tx.item))
+	err := tx.st.Save(tx.rt.Checkout, tx.rt.StateDir(tx.item))
+	if err != nil {
+		tx.rt.emit("graph.state_write_failed", "error", map[string]any{"work_item": tx.item.Ref, "error": err.Error()})
+	}
+	return err
 }
 
 // flush appends the buffered events; durable makes them reach the disk

@@ -127,26 +127,6 @@ func findHarnessConfig(co *repo.Checkout) (string, error) {
 	return "", nil
 }
 
-// FindHarnessConfig returns the harness config file under root (current
-// name first, then the legacy one), or "" when there is none or it is not
-// a usable file (LoadHarnessConfig says why). It only looks.
-func FindHarnessConfig(root string) string {
-	co, err := repo.Open(root)
-	if err != nil {
-		return ""
-	}
-	defer co.Close()
-	rel, err := findHarnessConfig(co)
-	if err != nil || rel == "" {
-		return ""
-	}
-	return co.Abs(rel)
-}
-
-// HarnessInitialized reports whether the repository at root has adopted
-// the-loop, that is, carries a harness config under either name.
-func HarnessInitialized(root string) bool { return FindHarnessConfig(root) != "" }
-
 // LoadHarnessConfig reads the harness config of the repository at root; see
 // LoadCheckoutHarness.
 func LoadHarnessConfig(root string) (*HarnessConfig, error) {

@@ -89,8 +89,8 @@ func TestLoadHarnessConfigMissing(t *testing.T) {
 	if v, ok := c.HooksBlock(); ok || v != nil {
 		t.Errorf("HooksBlock = %v, %v; want absent", v, ok)
 	}
-	if HarnessInitialized(root) {
-		t.Error("HarnessInitialized reports a config that is not there")
+	if c, err := LoadHarnessConfig(root); err != nil || c.Initialized() {
+		t.Error("Initialized reports a config that is not there")
 	}
 	entries, _ := os.ReadDir(root)
 	if len(entries) != 0 {
@@ -239,14 +239,13 @@ func TestHarnessConfigNames(t *testing.T) {
 			t.Errorf("SpecDir = %q, want the current file's", c.SpecDir())
 		}
 	})
-	t.Run("a directory is not a config", func(t *testing.T) {
+	t.Run("a directory is not a config, and not the defaults either", func(t *testing.T) {
 		root := t.TempDir()
 		if err := os.MkdirAll(filepath.Join(root, ConfigDir, HarnessConfigFile), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if HarnessInitialized(root) {
-			t.Error("a directory counted as a harness config")
-		}
+		_, err := LoadHarnessConfig(root)
+		wantConfigError(t, err, ".the-loop/harness-config.yaml", "", 0, "is a directory")
 	})
 	t.Run("symlink out of the repository is refused", func(t *testing.T) {
 		outside := filepath.Join(t.TempDir(), "elsewhere.yaml")

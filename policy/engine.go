@@ -383,7 +383,7 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	errs := make([]error, len(items))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(items)) {
+	for range min(runtime.GOMAXPROCS(0), maxCheckWorkers, len(items)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -412,6 +412,11 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	}
 	return reports, nil
 }
+
+// maxCheckWorkers bounds how many items Check evaluates at once: each keeps
+// its files (up to graph.MaxEvaluationBytes) until it is done, so memory
+// grows with the workers, and past a few the file system is the limit.
+const maxCheckWorkers = 8
 
 // ItemFailure is one work item Check could not evaluate.
 type ItemFailure struct {

@@ -52,17 +52,9 @@ func originURL(co *repo.Checkout) string {
 // githubRemote matches the https, ssh and scp-like forms of a GitHub URL.
 var githubRemote = regexp.MustCompile(`^(?:https://(?:[^@/]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)([^/]+)/([^/]+?)(?:\.git)?/?$`)
 
-// GitHubOrigin is the owner and name of root's origin remote when it is a
-// GitHub repository whose names pass ValidGitHubName; ok is false otherwise.
-func GitHubOrigin(root string) (owner, name string, ok bool) {
-	co, err := repo.Open(root)
-	if err != nil {
-		return "", "", false
-	}
-	defer co.Close()
-	return checkoutOrigin(co)
-}
-
+// checkoutOrigin is the owner and name of the checkout's origin remote
+// when it is a GitHub repository whose names pass ValidGitHubName; ok is
+// false otherwise.
 func checkoutOrigin(co *repo.Checkout) (owner, name string, ok bool) {
 	return parseGitHubURL(originURL(co))
 }

@@ -341,42 +341,6 @@ const maxConfigBytes = 4 << 20
 // a few kilobytes of anchors can stand for gigabytes.
 const maxExpandedBytes = 4 * maxConfigBytes
 
-// expandedSize is about how many bytes n stands for with every alias
-// expanded, counting each target once however often it is used (memo) and
-// stopping at the first node that takes the total past limit, which it
-// returns.
-func expandedSize(n *yaml.Node, limit uint64, memo map[*yaml.Node]uint64) (uint64, *yaml.Node) {
-	if n == nil {
-		return 0, nil
-	}
-	if size, ok := memo[n]; ok {
-		return size, nil
-	}
-	memo[n] = 0 // a cycle costs nothing more
-	size := uint64(16 + len(n.Value))
-	if n.Kind == yaml.AliasNode {
-		target, over := expandedSize(n.Alias, limit, memo)
-		if over != nil {
-			return target, over
-		}
-		size += target
-	}
-	for _, c := range n.Content {
-		cs, over := expandedSize(c, limit, memo)
-		if over != nil {
-			return cs, over
-		}
-		if size += cs; size > limit {
-			return size, c
-		}
-	}
-	if size > limit {
-		return size, n
-	}
-	memo[n] = size
-	return size, nil
-}
-
 // yamlLine pulls "line N" out of a yaml.v3 error message.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
@@ -446,7 +410,7 @@ func parseMapping(data []byte, file string) (map[string]any, *yaml.Node, error) 
 		return nil, nil, &graph.ConfigError{File: file, Line: top.Line,
 			Msg: fmt.Sprintf("top level is %s; want a mapping of keys", nodeKindName(top))}
 	}
-	if _, over := expandedSize(top, maxExpandedBytes, map[*yaml.Node]uint64{}); over != nil {
+	if _, over := graph.ExpandedSize(top, maxExpandedBytes); over != nil {
 		return nil, nil, &graph.ConfigError{File: file, Line: over.Line,
 			Msg: fmt.Sprintf("its aliases expand the document past %d bytes; write the values out, or refer to them less", maxExpandedBytes)}
 	}

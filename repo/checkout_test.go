@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // secret is what every file outside the checkout holds; no read may ever
@@ -189,9 +192,15 @@ func TestListDirNeverEntersALink(t *testing.T) {
 				t.Errorf("%s: %s listed as %v, want %v", way, name, got[name], k)
 			}
 		}
-		if _, err := c.ListDir("docs/specs/issue-1/dir-out", func(string, Kind) {}); err == nil {
-			t.Errorf("%s: listed a directory through a link out of the checkout", way)
+		if _, err := c.ListDir("docs/specs/issue-1/dir-out", func(string, Kind) {}); !errors.Is(err, ErrOutside) {
+			t.Errorf("%s: listing a directory through a link out = %v; want ErrOutside", way, err)
 		}
+		// Through a link that stays inside, the same listing on every path.
+		link(t, "src", c.Abs("src-link"))
+		if n, err := c.ListDir("src-link", func(string, Kind) {}); err != nil || n != 1 {
+			t.Errorf("%s: listing through a link inside = %d, %v; want src's one entry", way, n, err)
+		}
+		os.Remove(c.Abs("src-link"))
 	}
 }
 
@@ -226,9 +235,16 @@ func TestALockFileLinkedOutsideIsRefusedAndCreatesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := l.TryLock(); ok || !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), "graph-state.lock") {
-			t.Errorf("%s: TryLock through a link = %v, %v; want ErrLink naming the file", way, ok, err)
+		if ok, err := l.TryLock(); ok || !(errors.Is(err, ErrLink) || errors.Is(err, ErrOutside)) || !strings.Contains(err.Error(), "graph-state.lock") {
+			t.Errorf("%s: TryLock through a link = %v, %v; want it refused, naming the file", way, ok, err)
 		}
+		// A link that stays inside is refused too: a lock is the file itself.
+		link(t, "design.md", c.Abs("docs/specs/issue-1/inside.lock"))
+		l, _ = c.Locker("docs/specs/issue-1/inside.lock")
+		if ok, err := l.TryLock(); ok || !errors.Is(err, ErrLink) {
+			t.Errorf("%s: TryLock of a link inside = %v, %v; want ErrLink", way, ok, err)
+		}
+		os.Remove(c.Abs("docs/specs/issue-1/inside.lock"))
 		if _, err := os.Lstat(filepath.Join(out, "created-by-lock")); err == nil {
 			t.Fatalf("%s: the lock created a file outside the checkout", way)
 		}
@@ -239,7 +255,7 @@ func TestALockFileLinkedOutsideIsRefusedAndCreatesNothing(t *testing.T) {
 	}
 }
 
-func TestALockIsExclusiveAcrossLockers(t *testing.T) {
+func TestALockIsExclusiveAcrossLockersAndAgainstPathLocks(t *testing.T) {
 	ways, _ := attackTree(t)
 	for way, c := range ways {
 		a, _ := c.Locker("docs/specs/issue-1/graph-state.lock")
@@ -249,6 +265,10 @@ func TestALockIsExclusiveAcrossLockers(t *testing.T) {
 		}
 		if ok, _ := b.TryLock(); ok {
 			t.Fatalf("%s: a second locker took a held lock", way)
+		}
+		// Another process locking by path, as gofrs/flock does, is held off.
+		if ok, _ := flock.New(c.Abs("docs/specs/issue-1/graph-state.lock")).TryLock(); ok {
+			t.Fatalf("%s: a path lock took a held lock", way)
 		}
 		a.Unlock()
 		if ok, err := b.TryLock(); !ok || err != nil {
@@ -265,10 +285,12 @@ func TestCleanTempsRemovesOnlyAKilledWritersFiles(t *testing.T) {
 		write(t, c.Abs(dir+"/.graph-state.json.123456.tmp"), "{")
 		write(t, c.Abs(dir+"/notes.tmp"), "keep")
 		write(t, c.Abs(dir+"/.hidden.tmp"), "keep")
-		removed, err := c.CleanTemps(dir)
+		write(t, c.Abs(dir+"/.design.md.42.tmp"), "#")
+		removed, err := c.CleanTemps(dir, func(target string, age time.Duration) bool { return target == "graph-state.json" })
 		if err != nil || len(removed) != 1 || removed[0] != ".graph-state.json.123456.tmp" {
 			t.Fatalf("%s: CleanTemps = %v, %v", way, removed, err)
 		}
+		os.Remove(c.Abs(dir + "/.design.md.42.tmp"))
 		for _, keep := range []string{"notes.tmp", ".hidden.tmp", "design.md"} {
 			if !c.IsRegular(dir + "/" + keep) {
 				t.Errorf("%s: %s was removed", way, keep)
@@ -277,7 +299,7 @@ func TestCleanTempsRemovesOnlyAKilledWritersFiles(t *testing.T) {
 		if err := c.WriteFile(dir+"/graph-state.json", []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if removed, _ := c.CleanTemps(dir); len(removed) != 0 {
+		if removed, _ := c.CleanTemps(dir, func(string, time.Duration) bool { return true }); len(removed) != 0 {
 			t.Errorf("%s: a completed write left %v behind", way, removed)
 		}
 	}
@@ -309,10 +331,12 @@ func TestItemIsCheckedOnce(t *testing.T) {
 				t.Errorf("%s: Item(%q) = %v; want an ItemError saying %q", way, id, err, want)
 			}
 		}
+		link(t, "issue-1", c.Abs("docs/specs/linked-in"))
 		items, err := c.Items()
-		if err != nil || strings.Join(items, ",") != "issue-1" {
-			t.Errorf("%s: Items = %v, %v; want only issue-1 (no file, no link)", way, items, err)
+		if err != nil || strings.Join(items, ",") != "issue-1,linked-in" {
+			t.Errorf("%s: Items = %v, %v; want issue-1 and the link to it inside (no file, no link out)", way, items, err)
 		}
+		os.Remove(c.Abs("docs/specs/linked-in"))
 		os.Remove(c.Abs("docs/specs/linked-out"))
 		os.Remove(c.Abs("docs/specs/a-file"))
 	}

@@ -55,13 +55,9 @@ func (b *beneath) close() {
 	}
 }
 
-// open opens the cleaned repository path rel; noLinks refuses every
-// symbolic link on the way (a walk that never follows one).
-func (b *beneath) open(rel string, flags int, noLinks bool) (int, error) {
+// open opens the cleaned repository path rel.
+func (b *beneath) open(rel string, flags int) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath}
-	if noLinks {
-		how.Resolve |= unix.RESOLVE_NO_SYMLINKS
-	}
 	for {
 		fd, err := unix.Openat2(b.fd, rel, &how)
 		runtime.KeepAlive(b.f)
@@ -74,16 +70,35 @@ func (b *beneath) open(rel string, flags int, noLinks bool) (int, error) {
 			continue
 		case err == unix.EXDEV:
 			return -1, ErrOutside
-		case noLinks && err == unix.ELOOP:
-			return -1, ErrLink
 		}
 		return -1, err
 	}
 }
 
+// openLock opens (creating) the lock file rel without following a final
+// link.
+func (b *beneath) openLock(rel string) (*os.File, error) {
+	how := unix.OpenHow{Flags: uint64(unix.O_CREAT | unix.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC), Mode: 0o644, Resolve: resolveBeneath}
+	for {
+		fd, err := unix.Openat2(b.fd, rel, &how)
+		runtime.KeepAlive(b.f)
+		switch {
+		case err == nil:
+			return os.NewFile(uintptr(fd), rel), nil
+		case err == unix.EINTR:
+			continue
+		case err == unix.EXDEV:
+			return nil, ErrOutside
+		case err == unix.ELOOP:
+			return nil, ErrLink
+		}
+		return nil, err
+	}
+}
+
 // read reads the regular file at rel.
 func (b *beneath) read(rel string, limit int64, alloc func(int64) []byte) ([]byte, error) {
-	fd, err := b.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, false)
+	fd, err := b.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +112,7 @@ func (b *beneath) stat(rel string, follow bool) (fs.FileInfo, error) {
 	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
-	fd, err := b.open(rel, flags, false)
+	fd, err := b.open(rel, flags)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,10 @@
 
 package repo
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // beneath is Linux's openat2 fast path; elsewhere every operation goes
 // through os.Root.
@@ -17,3 +20,5 @@ func (b *beneath) read(string, int64, func(int64) []byte) ([]byte, error) { pani
 func (b *beneath) stat(string, bool) (fs.FileInfo, error) { panic("unreachable") }
 
 func (b *beneath) list(string, func(string, Kind)) (int, error) { panic("unreachable") }
+
+func (b *beneath) openLock(string) (*os.File, error) { panic("unreachable") }

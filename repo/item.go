@@ -90,8 +90,9 @@ func (c *Checkout) Item(id string) (Item, error) {
 	return it, nil
 }
 
-// Items lists the work items: the spec root's subdirectories, sorted. A
-// missing spec root is an error wrapping fs.ErrNotExist.
+// Items lists the work items: the spec root's subdirectories, sorted,
+// links to directories inside the checkout included (Item accepts them
+// too). A missing spec root is an error wrapping fs.ErrNotExist.
 func (c *Checkout) Items() ([]string, error) {
 	entries, err := c.ReadDir(c.specRel)
 	if err != nil {
@@ -99,8 +100,13 @@ func (c *Checkout) Items() ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Kind == KindDir {
+		switch e.Kind {
+		case KindDir:
 			out = append(out, e.Name)
+		case KindOther:
+			if c.IsDir(path.Join(c.specRel, e.Name)) {
+				out = append(out, e.Name)
+			}
 		}
 	}
 	return out, nil

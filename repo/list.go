@@ -15,14 +15,14 @@ const (
 	KindRegular             // a regular file
 )
 
-// ErrLink is a symbolic link met where none is followed: on the way to a
-// directory ListDir lists, or as a lock file.
+// ErrLink is a symbolic link met where none is followed: a lock file.
 var ErrLink = errors.New("a symbolic link, which is not followed here")
 
 // ListDir calls visit with the name and kind of each entry of the
-// directory at rel (but . and ..) and returns how many there were. No
-// symbolic link is followed to reach the directory, so a walk that only
-// descends into KindDir entries never leaves the tree it started in.
+// directory at rel (but . and ..) and returns how many there were. The
+// directory is reached like any path, following links only while they stay
+// inside; its entries are reported as they are (a link is KindOther), so
+// a walk that descends into KindDir entries only follows no link.
 //
 // visit's name may be a view of a reused buffer, valid only during the
 // call: a caller that keeps it copies it. A glob over a source tree lists
@@ -74,7 +74,8 @@ type Entry struct {
 	Kind Kind
 }
 
-// ReadDir lists the directory at rel, sorted by name.
+// ReadDir lists the directory at rel, sorted by name. Its entries are as
+// ListDir reports them.
 func (c *Checkout) ReadDir(rel string) ([]Entry, error) {
 	var out []Entry
 	_, err := c.ListDir(rel, func(name string, kind Kind) {

@@ -16,7 +16,7 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 // list reads the directory's raw records.
 func (b *beneath) list(rel string, visit func(string, Kind)) (int, error) {
-	fd, err := b.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, true)
+	fd, err := b.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return 0, err
 	}

@@ -8,10 +8,8 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"slices"
 	"strconv"
-
-	"github.com/gofrs/flock"
+	"time"
 )
 
 // MkdirAll creates the directory rel and any parents it lacks, inside the
@@ -92,12 +90,12 @@ func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
 	return nil, "", fmt.Errorf("no free temporary name beside %s", base)
 }
 
-// CleanTemps removes the temporary files a writer killed mid-write left in
-// the directory rel, and returns their names: those of writes to targets,
-// or of any write when no target is named. Call it only while holding the
-// lock every writer of those files takes, so that no live writer's file is
-// among them.
-func (c *Checkout) CleanTemps(rel string, targets ...string) ([]string, error) {
+// CleanTemps removes the temporary files writers killed mid-write left in
+// the directory rel, those stale says may go, and returns their names.
+// stale is given the name of the file the temporary one was for and how
+// long ago it was last written; only a caller that holds the lock every
+// writer of that file takes may say yes to a fresh one.
+func (c *Checkout) CleanTemps(rel string, stale func(target string, age time.Duration) bool) ([]string, error) {
 	p, err := Clean(rel)
 	if err != nil {
 		return nil, err
@@ -112,11 +110,16 @@ func (c *Checkout) CleanTemps(rel string, targets ...string) ([]string, error) {
 	var removed []string
 	for _, e := range entries {
 		m := tempPattern.FindStringSubmatch(e.Name)
-		if e.Kind != KindRegular || m == nil || (len(targets) > 0 && !slices.Contains(targets, m[1])) {
+		if e.Kind != KindRegular || m == nil {
 			continue
 		}
-		if err := c.dir.Remove(path.Join(p, e.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return removed, pathErr("remove", path.Join(p, e.Name), err)
+		name := path.Join(p, e.Name)
+		fi, err := c.dir.Lstat(name)
+		if err != nil || !stale(m[1], time.Since(fi.ModTime())) {
+			continue
+		}
+		if err := c.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, pathErr("remove", name, err)
 		}
 		removed = append(removed, e.Name)
 	}
@@ -126,14 +129,16 @@ func (c *Checkout) CleanTemps(rel string, targets ...string) ([]string, error) {
 // Lock is an advisory file lock on a file in the checkout, shared with
 // every process that locks the same file.
 type Lock struct {
-	f   *flock.Flock
+	c   *Checkout
 	rel string
+	f   *os.File // open while the lock is held
 }
 
 // Locker returns the lock on the file rel, creating its directory. The
-// directory is reached through the checkout's confinement and the file is
-// never opened through a link, so a committed link where the lock file
-// should be cannot make the-loop create or open a file elsewhere.
+// file is opened through the checkout's confinement and locked by that
+// descriptor, so a committed link where the lock file or a directory
+// above it should be cannot make the-loop create or lock a file
+// elsewhere.
 func (c *Checkout) Locker(rel string) (*Lock, error) {
 	p, err := Clean(rel)
 	if err != nil {
@@ -142,22 +147,61 @@ func (c *Checkout) Locker(rel string) (*Lock, error) {
 	if err := c.dir.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return nil, pathErr("lock", rel, c.outside(err))
 	}
-	f := flock.New(c.Abs(p), flock.SetFlag(os.O_CREATE|os.O_RDWR|openNoFollow|openNonblock), flock.SetPermissions(0o644))
-	return &Lock{f: f, rel: p}, nil
+	return &Lock{c: c, rel: p}, nil
 }
 
 // TryLock takes the lock if it is free, without waiting. A lock file that
 // is a symbolic link is refused (ErrLink), never opened.
 func (l *Lock) TryLock() (bool, error) {
-	ok, err := l.f.TryLock()
+	if l.f != nil {
+		return true, nil
+	}
+	f, err := l.c.openLockFile(l.rel)
 	if err != nil {
 		if isLoop(err) {
 			err = ErrLink
 		}
-		return false, pathErr("lock", l.rel, err)
+		return false, pathErr("lock", l.rel, l.c.outside(err))
 	}
-	return ok, nil
+	ok, err := lockFile(f)
+	if err != nil || !ok {
+		f.Close()
+		if err != nil {
+			return false, pathErr("lock", l.rel, err)
+		}
+		return false, nil
+	}
+	l.f = f
+	return true, nil
 }
 
 // Unlock releases the lock.
-func (l *Lock) Unlock() error { return l.f.Unlock() }
+func (l *Lock) Unlock() error {
+	if l.f == nil {
+		return nil
+	}
+	err := unlockFile(l.f)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	return err
+}
+
+// openLockFile opens (creating) the lock file rel for locking, refusing a
+// final link.
+func (c *Checkout) openLockFile(rel string) (*os.File, error) {
+	if c.fast != nil {
+		return c.fast.openLock(rel)
+	}
+	f, err := c.dir.OpenFile(rel, os.O_CREATE|os.O_RDWR|openNonblock, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	// os.Root follows a link that stays inside; a lock never does.
+	if fi, err := c.dir.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		f.Close()
+		return nil, ErrLink
+	}
+	return f, nil
+}

@@ -310,7 +310,10 @@ func listError(rel string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	if errors.Is(err, repo.ErrLink) || errors.Is(err, repo.ErrOutside) || errors.Is(err, errNotDir) {
+	switch {
+	case errors.Is(err, repo.ErrOutside):
+		return fmt.Errorf("%s changed while it was listed (it now leads outside the repository)", rel)
+	case errors.Is(err, errNotDir):
 		return fmt.Errorf("%s changed while it was listed (it is no longer a directory)", rel)
 	}
 	return fmt.Errorf("cannot list %s: %w", rel, err)

@@ -56,13 +56,20 @@ type attackResult struct {
 
 func attack(t *testing.T, dir string, args ...string) attackResult {
 	t.Helper()
+	return attackWith(t, dir, nil, args...)
+}
+
+// attackWith is attack with more of the environment set (GOMAXPROCS=2
+// unless env says otherwise).
+func attackWith(t *testing.T, dir string, env []string, args ...string) attackResult {
+	t.Helper()
 	bin, err := attackBinary()
 	if err != nil {
 		t.Skip("cannot build the-loop to measure it:", err)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "THE_LOOP_CLI_CONFIG=", "GOMAXPROCS=2")
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "THE_LOOP_CLI_CONFIG=", "GOMAXPROCS=2"), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -212,12 +219,82 @@ func TestMemoryHungryHooksGiveOneVerdictRunAfterRun(t *testing.T) {
 		items = append(items, fmt.Sprintf("item-%d", i))
 	}
 	root := hookRepo(t, hookBody("parts = []\n    for i in range(150):\n        parts.append(\"x\" * (1 << 20))"), items...)
-	for run := range 3 {
-		r := attack(t, root, "check", "--all", "--format", "json")
+	for _, procs := range []string{"1", "2", "8"} {
+		r := attackWith(t, root, []string{"GOMAXPROCS=" + procs}, "check", "--all", "--format", "json")
 		for _, id := range items {
 			if got := implementation(t, r.stdout)[id]; got != "pass: " {
-				t.Errorf("run %d, %s: implementation %q; want pass", run, id, got)
+				t.Errorf("on %s cores, %s: implementation %q; want pass", procs, id, got)
 			}
 		}
+	}
+}
+
+// TestSpecialFilesAreRefusedAtOnceAndCheaply: a state file that is a FIFO,
+// a link to /dev/zero or a sparse file of gigabytes, an artifact that is a
+// FIFO, front matter whose aliases stand for a billion values: each is
+// named or passed over at once, never read.
+func TestSpecialFilesAreRefusedAtOnceAndCheaply(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(t *testing.T, item string)
+		code int
+		want string
+	}{
+		{"a FIFO for a state file", func(t *testing.T, item string) {
+			os.Remove(filepath.Join(item, "graph-state.json"))
+			if err := syscall.Mkfifo(filepath.Join(item, "graph-state.json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, 2, "graph-state.json: cannot be read: not a regular file"},
+		{"a state file linked to /dev/zero", func(t *testing.T, item string) {
+			os.Remove(filepath.Join(item, "graph-state.json"))
+			os.Symlink("/dev/zero", filepath.Join(item, "graph-state.json"))
+		}, 2, "graph-state.json: cannot be read: leads outside the checkout"},
+		{"a 3 GB sparse state file", func(t *testing.T, item string) {
+			if err := os.Truncate(filepath.Join(item, "graph-state.json"), 3<<30); err != nil {
+				t.Fatal(err)
+			}
+		}, 2, "graph-state.json: cannot be read: 3221225472 bytes, over the limit"},
+		{"a FIFO for an artifact", func(t *testing.T, item string) {
+			if err := syscall.Mkfifo(filepath.Join(item, "design.md"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, ""},
+		{"front matter of a billion laughs", func(t *testing.T, item string) {
+			var b strings.Builder
+			b.WriteString("---\nstatus: approved\na0: &a0 [x,x,x,x,x,x,x,x,x,x]\n")
+			for i := 1; i < 9; i++ {
+				fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d,", i-1), 10), ","))
+			}
+			b.WriteString("---\n# Requirements\n")
+			os.WriteFile(filepath.Join(item, "requirements.md"), []byte(b.String()), 0o644)
+		}, 1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := hookRepo(t, "hook(\"x-rule\", lambda ctx: ok())\n", "issue-1")
+			c.make(t, filepath.Join(root, "docs", "specs", "issue-1"))
+			r := attack(t, root, "check", "--all")
+			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q", r.code, r.stderr, c.code, c.want)
+			}
+		})
+	}
+}
+
+// TestAnAbandonedHookHoldsUpNoOther: with a short deadline, one item's
+// hook is stuck in a scan that outlasts it; it is abandoned and reported,
+// and the other items are checked as ever, without waiting for it.
+func TestAnAbandonedHookHoldsUpNoOther(t *testing.T) {
+	root := hookRepo(t, hookBody("if ctx.work_item.id == \"a-stuck\":\n        re.search(\"(a|b|c|d|e|f){200}z\", \"a\" * 2000000)"), "a-stuck", "b-fine", "c-fine")
+	config := filepath.Join(t.TempDir(), "cli-config.yaml")
+	os.WriteFile(config, []byte("version: \"0.5.0\"\nrouting:\n  graph:\n    hookLimits: {seconds: 0.2}\n"), 0o644)
+	r := attack(t, root, "check", "--all", "--format", "json", "--config", config)
+	got := implementation(t, r.stdout)
+	if !strings.Contains(got["a-stuck"], "x-rule exceeded its deadline of 200ms; it did not stop when cancelled and was abandoned") ||
+		got["b-fine"] != "pass: " || got["c-fine"] != "pass: " {
+		t.Errorf("exit %d, implementation %q", r.code, got)
+	}
+	if r.wall > 20*time.Second {
+		t.Errorf("took %s: the other items waited for the abandoned one", r.wall)
 	}
 }

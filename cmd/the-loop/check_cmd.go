@@ -42,7 +42,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		items, err = e.Items()
 		switch {
 		case errors.Is(err, policy.ErrNoSpecDir):
-			fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %v\n", err)
+			fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %s\n", visible(err.Error()))
 		case err != nil:
 			return err
 		}
@@ -56,7 +56,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	case err != nil:
 		return err
 	}
-	if err := checkFormats[c.Format].write(out, reports, checkView{All: c.All, FailOn: c.FailOn}); err != nil {
+	if err := checkFormats[c.Format].write(out, reports, checkView{All: c.All, FailOn: c.FailOn, Unevaluated: len(failed)}); err != nil {
 		return err
 	}
 	for _, f := range failed {

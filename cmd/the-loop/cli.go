@@ -74,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		},
 	)
 	if err != nil {
-		fmt.Fprintf(stderr, "the-loop: %v\n", err)
+		fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
 		return 2
 	}
 	ctx, err := parser.Parse(args)
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exit // --help, or kong's own exit
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "the-loop: %v\n", err)
+		fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
 		return 2
 	}
 	out := newOutput(stdout, stderr)

@@ -14,10 +14,13 @@ type checkFormat interface {
 }
 
 // checkView is how check was asked: All is --all, whose output is a list
-// even for one item; FailOn is the rule that decides what counts as failing.
+// even for one item; FailOn is the rule that decides what counts as
+// failing; Unevaluated is how many items could not be evaluated at all
+// (they are named on stderr, and have no report).
 type checkView struct {
-	All    bool
-	FailOn string
+	All         bool
+	FailOn      string
+	Unevaluated int
 }
 
 // checkFormats is the registry the --format enum is built from, so help

@@ -41,7 +41,11 @@ func (tableFormat) write(out *Output, reports []*graph.StatusReport, view checkV
 		if view.FailOn == graph.FailOnBlock {
 			what = "not blocked"
 		}
-		fmt.Fprintf(&b, "\n%d/%d work items %s\n", satisfied, len(reports), what)
+		fmt.Fprintf(&b, "\n%d/%d work items %s", satisfied, len(reports)+view.Unevaluated, what)
+		if view.Unevaluated > 0 {
+			fmt.Fprintf(&b, "; %d could not be evaluated", view.Unevaluated)
+		}
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(out.Stdout, b.String())
 	return err

@@ -41,7 +41,7 @@ func writeStatus(w io.Writer, r *graph.StatusReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: at %s\n", visible(r.WorkItem), visible(r.CurrentNode))
 	if r.Parked != nil {
-		fmt.Fprintf(&b, "  parked since %v\n", r.Parked["since"])
+		fmt.Fprintf(&b, "  parked since %s\n", visible(fmt.Sprint(r.Parked["since"])))
 	}
 	reached, ahead := r.Reached()
 	for _, n := range reached {

@@ -53,12 +53,12 @@ func writeInit(w io.Writer, rep *policy.InitReport) error {
 			fmt.Fprintln(&b, "  ticketing.github: left empty (no --github, and no GitHub origin remote)")
 		}
 	default:
-		fmt.Fprintf(&b, "%s is already there; left as it is\n", rep.Config)
+		fmt.Fprintf(&b, "%s is already there; left as it is\n", visible(rep.Config))
 	}
 	if rep.SpecDirCreated {
-		fmt.Fprintf(&b, "%s the spec directory %s\n", would("created", "would create"), rep.SpecDir)
+		fmt.Fprintf(&b, "%s the spec directory %s\n", would("created", "would create"), visible(rep.SpecDir))
 	} else {
-		fmt.Fprintf(&b, "spec directory %s is there\n", rep.SpecDir)
+		fmt.Fprintf(&b, "spec directory %s is there\n", visible(rep.SpecDir))
 	}
 	if rep.Outcome == policy.ScaffoldWritten && !rep.DryRun {
 		fmt.Fprintln(&b, "next: tailor the config (`the-loop config schema harness` lists every key), commit it, and create a work item folder under the spec directory")
