@@ -46,15 +46,22 @@ func SplitFrontMatter(text string) (map[string]any, string) {
 	return map[string]any{}, text
 }
 
-// maxFrontMatterExpanded bounds a front-matter block once its aliases are
-// expanded: real ones are a few lines.
-const maxFrontMatterExpanded = 1 << 20
+// Bounds on a front-matter block, as written and once its aliases are
+// expanded: real ones are a few lines, and parsing YAML builds a tree of
+// about a hundred times the text.
+const (
+	maxFrontMatterBytes    = 64 << 10
+	maxFrontMatterExpanded = 1 << 20
+)
 
 // fmDecode parses one front-matter block. ok is false for invalid YAML, and
-// for a block whose aliases would expand it past maxFrontMatterExpanded: a
-// few lines of anchors can stand for gigabytes, and such a document has no
-// front matter a gate can read.
+// for a block over maxFrontMatterBytes or whose aliases would expand it
+// past maxFrontMatterExpanded (a few lines of anchors can stand for
+// gigabytes): such a document has no front matter a gate can read.
 func fmDecode(block string) (map[string]any, bool) {
+	if len(block) > maxFrontMatterBytes {
+		return nil, false
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
 		return nil, false

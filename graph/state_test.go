@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -249,4 +250,23 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+func TestAStateNestingLongKeysIsReadInLinearMemory(t *testing.T) {
+	key := strings.Repeat("k", 250<<10)
+	var b strings.Builder
+	b.WriteString(`{"version": 1, "currentNode": "design", "x": `)
+	for range 63 {
+		b.WriteString(`{"` + key + `": `)
+	}
+	b.WriteString("1" + strings.Repeat("}", 63) + "}")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := ParseState(StateFile, []byte(b.String()), "i"); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+		t.Errorf("reading a %d MiB state allocated %d MiB", b.Len()>>20, grew>>20)
+	}
 }

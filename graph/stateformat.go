@@ -27,11 +27,21 @@ func readKeyOrder(data []byte) keyOrder {
 	order := keyOrder{}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var walk func(path string, depth int) bool
-	walk = func(path string, depth int) bool {
+	// A path is remembered only while it is short: the original's records
+	// nest three deep under short keys, and a path built for every level
+	// of deep nesting under long keys grows with the square of the depth.
+	const maxPath = 1 << 10
+	var walk func(path string, record bool, depth int) bool
+	walk = func(path string, record bool, depth int) bool {
 		tok, err := dec.Token()
 		if err != nil || depth > 64 {
 			return false
+		}
+		deeper := func(key string) (string, bool) {
+			if !record || len(path)+len(key) > maxPath {
+				return "", false
+			}
+			return join(path, key), true
 		}
 		switch tok {
 		case json.Delim('{'):
@@ -41,8 +51,11 @@ func readKeyOrder(data []byte) keyOrder {
 				if err != nil || !ok {
 					return false
 				}
-				order[path] = append(order[path], key)
-				if !walk(join(path, key), depth+1) {
+				if record {
+					order[path] = append(order[path], key)
+				}
+				next, rec := deeper(key)
+				if !walk(next, rec, depth+1) {
 					return false
 				}
 			}
@@ -50,7 +63,8 @@ func readKeyOrder(data []byte) keyOrder {
 			return err == nil
 		case json.Delim('['):
 			for i := 0; dec.More(); i++ {
-				if !walk(join(path, strconv.Itoa(i)), depth+1) {
+				next, rec := deeper(strconv.Itoa(i))
+				if !walk(next, rec, depth+1) {
 					return false
 				}
 			}
@@ -59,7 +73,7 @@ func readKeyOrder(data []byte) keyOrder {
 		}
 		return true
 	}
-	walk("", 0)
+	walk("", true, 0)
 	return order
 }
 

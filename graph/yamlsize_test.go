@@ -26,6 +26,11 @@ func TestFrontMatterWhoseAliasesExplodeIsNoFrontMatter(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %s", took)
 	}
+	// Nor is front matter of megabytes parsed.
+	fm, _ = SplitFrontMatter("---\nstatus: approved\nlist: [" + strings.Repeat("1,", 1<<20) + "1]\n---\n")
+	if len(fm) != 0 {
+		t.Errorf("a megabyte of front matter was read")
+	}
 	// A block that uses an alias as people do is read as ever.
 	fm, _ = SplitFrontMatter("---\nbase: &b {status: approved}\ndesign: *b\n---\n")
 	if d, _ := fm["design"].(map[string]any); d["status"] != "approved" {

@@ -332,9 +332,11 @@ func childNode(n *yaml.Node, tok string) (key, value *yaml.Node) {
 	return nil, nil
 }
 
-// maxConfigBytes bounds a config file. Real configs are a few kilobytes; the
-// bound keeps a hostile checkout from making a read verb allocate without limit.
-const maxConfigBytes = 4 << 20
+// maxConfigBytes bounds a config file. Real configs are a few kilobytes;
+// the bound keeps a hostile checkout from making a read verb allocate
+// without limit (parsing YAML builds a tree of about a hundred times the
+// text).
+const maxConfigBytes = 1 << 20
 
 // maxExpandedBytes bounds a config once its aliases are expanded: an alias
 // is cheap to write and costs its whole target every time it is used, so
@@ -412,7 +414,7 @@ func parseMapping(data []byte, file string) (map[string]any, *yaml.Node, error) 
 	}
 	if _, over := graph.ExpandedSize(top, maxExpandedBytes); over != nil {
 		return nil, nil, &graph.ConfigError{File: file, Line: over.Line,
-			Msg: fmt.Sprintf("its aliases expand the document past %d bytes; write the values out, or refer to them less", maxExpandedBytes)}
+			Msg: fmt.Sprintf("the document stands for more than %d bytes once its aliases are expanded; write the values out, or refer to them less", maxExpandedBytes)}
 	}
 	var raw any
 	if err := top.Decode(&raw); err != nil {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -49,7 +50,17 @@ var guardedAttrs = map[string]bool{
 	"items": true, "popitem": true,
 	"symmetric_difference": true, "intersection": true, "difference": true,
 	"issubset": true, "issuperset": true,
+	// String methods that scan the whole string: charged for it.
+	"count": true, "find": true, "rfind": true, "index": true, "rindex": true,
+	"lower": true, "upper": true, "title": true, "capitalize": true,
+	"strip": true, "lstrip": true, "rstrip": true, "partition": true, "rpartition": true,
+	"isalnum": true, "isalpha": true, "isdigit": true, "islower": true, "isspace": true,
+	"istitle": true, "isupper": true, "removeprefix": true, "removesuffix": true,
 }
+
+// scanCost is the steps a builtin that reads n bytes of a string once is
+// charged: a step a cache line.
+func scanCost(n int) uint64 { return uint64(n)/64 + 1 }
 
 // guardMul checks x * y before it runs.
 func guardMul(st *callState, x, y sl.Value) error {
@@ -130,6 +141,34 @@ func internalArgs(name string, args sl.Tuple, kwargs []sl.Tuple, n int) error {
 		return fmt.Errorf("internal error: %s called with %d arguments", name, len(args))
 	}
 	return nil
+}
+
+// inBuiltin is $in, which x in y is rewritten to (and x not in y to not
+// $in(x, y)): a search through a string or a sequence is one step of the
+// interpreter's however long it is, so it is charged for its length.
+func inBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("in", args, kwargs, 2); err != nil {
+		return nil, err
+	}
+	var cost uint64
+	switch y := args[1].(type) {
+	case sl.String:
+		cost = scanCost(len(y))
+	case sl.Bytes:
+		cost = scanCost(len(y))
+	case *sl.List, sl.Tuple:
+		cost = uint64(sl.Len(y))/8 + 1
+	}
+	if cost > 1 {
+		st, err := stateOf(thread)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.charge(thread, cost, "in"); err != nil {
+			return nil, err
+		}
+	}
+	return sl.Binary(syntax.IN, args[0], args[1])
 }
 
 // mulBuiltin is $mul, which x * y is rewritten to.
@@ -318,8 +357,20 @@ func plusBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tu
 // guardIterable charges for iterating v and checks materialising it at per
 // bytes an element. A value of unknown length passes.
 func guardIterable(thread *sl.Thread, v sl.Value, per uint64, what string) error {
-	n := sl.Len(v)
-	if n < 0 {
+	return guardIterables(thread, sl.Tuple{v}, per, what)
+}
+
+// guardIterables is guardIterable for an operation over several values at
+// once (a union of many sets): what they come to together is what it
+// materialises.
+func guardIterables(thread *sl.Thread, vs sl.Tuple, per uint64, what string) error {
+	var n uint64
+	for _, v := range vs {
+		if l := sl.Len(v); l > 0 {
+			n += uint64(l)
+		}
+	}
+	if n == 0 {
 		return nil
 	}
 	st, err := stateOf(thread)
@@ -327,7 +378,7 @@ func guardIterable(thread *sl.Thread, v sl.Value, per uint64, what string) error
 		return err
 	}
 	if per > 0 {
-		hi, est := bits.Mul64(uint64(n), per)
+		hi, est := bits.Mul64(n, per)
 		if hi != 0 {
 			est = ^uint64(0)
 		}
@@ -335,7 +386,37 @@ func guardIterable(thread *sl.Thread, v sl.Value, per uint64, what string) error
 			return err
 		}
 	}
-	return st.chargeFor(thread, uint64(n)/8, func() string { return fmt.Sprintf("%s over %d elements", what, n) })
+	return st.chargeFor(thread, n/8, func() string { return fmt.Sprintf("%s over %d elements", what, n) })
+}
+
+// guardZip checks zip(*vs): as many tuples as the shortest has elements,
+// each holding one of every argument.
+func guardZip(thread *sl.Thread, vs sl.Tuple) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	shortest := -1
+	for _, v := range vs {
+		if l := sl.Len(v); l >= 0 && (shortest < 0 || l < shortest) {
+			shortest = l
+		}
+	}
+	if shortest <= 0 {
+		return nil
+	}
+	st, err := stateOf(thread)
+	if err != nil {
+		return err
+	}
+	per := uint64(len(vs))*sizeSlot + 3*sizeSlot
+	hi, est := bits.Mul64(uint64(shortest), per)
+	if hi != 0 {
+		est = ^uint64(0)
+	}
+	if err := st.allowFor(est, func() string { return fmt.Sprintf("zip of %d sequences of %d elements", len(vs), shortest) }); err != nil {
+		return err
+	}
+	return st.chargeFor(thread, uint64(shortest)*uint64(len(vs))/8, func() string { return "zip" })
 }
 
 // attrBuiltin is $attr, which x.name is rewritten to for the names in
@@ -381,6 +462,10 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 		case "sort":
 			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
 				return chargeSort(thread, st, recv.Len(), "sort")
+			}
+		case "index":
+			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
+				return st.charge(thread, uint64(recv.Len())/8+1, "list.index")
 			}
 		}
 	case *sl.Set:
@@ -433,12 +518,7 @@ func chargeSort(thread *sl.Thread, st *callState, n int, what string) error {
 
 func iterGuard(per uint64) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
 	return func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
-		for _, a := range args {
-			if err := guardIterable(thread, a, per, "iterating"); err != nil {
-				return err
-			}
-		}
-		return nil
+		return guardIterables(thread, args, per, "iterating")
 	}
 }
 
@@ -457,6 +537,20 @@ func kwarg(args sl.Tuple, kwargs []sl.Tuple, i int, name string) sl.Value {
 
 func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
 	switch name {
+	case "count", "find", "rfind", "index", "rindex", "strip", "lstrip", "rstrip",
+		"partition", "rpartition", "isalnum", "isalpha", "isdigit", "islower",
+		"isspace", "istitle", "isupper", "removeprefix", "removesuffix":
+		return func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
+			return st.chargeFor(thread, scanCost(len(s)), func() string { return "str." + name + " over " + strconv.Itoa(len(s)) + " bytes" })
+		}
+	case "lower", "upper", "title", "capitalize":
+		return func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
+			if err := st.chargeFor(thread, scanCost(len(s)), func() string { return "str." + name }); err != nil {
+				return err
+			}
+			// A character may change its length in another case.
+			return st.allow(3*uint64(len(s)), "str."+name)
+		}
 	case "format":
 		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
 			vals := []sl.Value{args}

@@ -407,3 +407,23 @@ func TestAHookErrorIsOneLineWhateverItsText(t *testing.T) {
 		t.Errorf("error %q, want one line keeping both lines' text", err)
 	}
 }
+
+func TestAResultCarriesBoundedText(t *testing.T) {
+	root := writeTree(t, map[string]string{hooksFile: "def _h(ctx):\n    m = \"x\" * 1000000\n    return block([m] * 2000 + [message(m, path = m)])\n\nhook(\"x-h\", _h)\n"})
+	table, err := Load([]Module{declared}, Options{Repo: root, Limits: testLimits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := table["x-h"].Run(gctx(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range r.Messages {
+		total += len(m.Text) + len(m.Path)
+	}
+	last := r.Messages[len(r.Messages)-1].Text
+	if r.Status != graph.StatusBlock || total > 2<<20 || !strings.Contains(last, "more message(s), not kept") {
+		t.Errorf("a result of %d messages, %d bytes of text, ending %q", len(r.Messages), total, last)
+	}
+}

@@ -112,6 +112,9 @@ var bombs = []struct {
 	{"a regexp with millions of matches", "re.findall(\"\", \"x\" * (1 << 24))", "memory"},
 	{"a list grown one element at a time", "l = []\n    for i in range(1 << 30):\n        l.append(\"%d\" % i * 64)", "memory"},
 	{"a max over an endless range", "max(range(1 << 62))", "step budget"},
+	{"str of a list of one long match", "m = re.search(\"(?s).+\", \"\\x01\" * (1 << 22))\n    str([m] * 20)", "memory"},
+	{"a union of many ranges at once", "set().union(" + strings.Repeat("range(1000000), ", 40) + ")", "memory"},
+	{"a zip of one range many times", "r = range(1000000)\n    zip(" + strings.Repeat("r, ", 70) + ")", "memory"},
 	{"a dict comprehension over an endless range", "{i: i for i in range(1 << 62)}", "memory"},
 }
 
@@ -190,6 +193,19 @@ func TestTuplesAndStructsThatCouldNotBeHashedAreRefusedWhereTheyAreMade(t *testi
 	}
 	if r := mustRun(t, table, "x-h", root); r.Status != graph.StatusPass {
 		t.Errorf("ordinary tuples: %+v", r)
+	}
+}
+
+func TestAModuleWhoseGlobalsNestTooDeepToFreezeIsALoadError(t *testing.T) {
+	for _, src := range []string{
+		"def _build():\n    l = []\n    for i in range(5000):\n        l = [l]\n    return l\n\nDEEP = _build()\nhook(\"x-h\", lambda ctx: ok())\n",
+		"def _build():\n    l = []\n    for i in range(5000):\n        l = [l]\n    return lambda ctx: ok(str(len(l)))\n\nhook(\"x-h\", _build())\n",
+	} {
+		root := writeTree(t, map[string]string{hooksFile: src})
+		_, err := Load([]Module{declared}, Options{Repo: root, Limits: testLimits})
+		if err == nil || !strings.Contains(err.Error(), "nest") || !strings.Contains(err.Error(), "more than 1000 deep") {
+			t.Errorf("Load = %v; want the module refused before freezing its deep value", err)
+		}
 	}
 }
 
@@ -469,5 +485,28 @@ func TestAnAbandonedCallStopsOnceItsBuiltinReturns(t *testing.T) {
 			t.Fatal("the abandoned call is still running: it did not stop when its builtin returned")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestScanningAStringIsPaidFor: a loop of cheap-looking calls that each
+// read ten megabytes runs out of steps, not for a minute.
+func TestScanningAStringIsPaidFor(t *testing.T) {
+	for _, body := range []string{
+		"s = \"a\" * 10000000\n    for i in range(12000):\n        s.count(\"b\")",
+		"s = \"a\" * 10000000\n    for i in range(12000):\n        \"b\" in s",
+		"s = \"a\" * 10000000\n    for i in range(12000):\n        s.find(\"b\")",
+		"l = list(range(1000000))\n    for i in range(12000):\n        l.index(999999)",
+	} {
+		root := writeTree(t, map[string]string{hooksFile: bombSource(body)})
+		table, err := Load([]Module{declared}, Options{Repo: root, Limits: testLimits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		r, err := table["x-h"].Run(gctx(root))
+		wantLimitBlock(t, r, err, "x-h exceeded its step budget")
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("%q took %s", body, took)
+		}
 	}
 }

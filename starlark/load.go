@@ -26,6 +26,11 @@ const keyModules = "graph.hooks.modules"
 // maxSource bounds a .star file's size.
 const maxSource = 1 << 20
 
+// maxLoadDepth bounds a chain of load()s: each file loading the next is a
+// level of Go stack, and a chain of a hundred thousand tiny files would
+// take the stack, not the step budget.
+const maxLoadDepth = 64
+
 // hookName is what may follow the x- prefix.
 var hookName = regexp.MustCompile(`^x-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -158,6 +163,9 @@ func (h *host) load(modules []Module) (map[string]graph.Hook, error) {
 	table := make(map[string]graph.Hook, len(l.regs))
 	for _, name := range l.order {
 		r := l.regs[name]
+		if height(r.impl) > maxNesting {
+			return nil, declError(modules[0], "hook %s holds a value nested more than %d deep, which freezing it would follow down the stack", name, maxNesting)
+		}
 		r.impl.Freeze()
 		table[name] = &Hook{name: name, module: r.module, pos: r.pos, impl: r.impl, host: h}
 	}
@@ -396,6 +404,11 @@ func (l *loader) exec(thread *sl.Thread, src *source, data []byte) (sl.StringDic
 	if err != nil {
 		return nil, err
 	}
+	for name, v := range globals {
+		if height(v) > maxNesting {
+			return nil, fmt.Errorf("%s: the global %s nests more than %d deep, which freezing it would follow down the stack; build it inside the hook that needs it", src.name, name, maxNesting)
+		}
+	}
 	globals.Freeze()
 	return globals, nil
 }
@@ -446,6 +459,9 @@ func (l *loader) loadFn(thread *sl.Thread, module string) (sl.StringDict, error)
 	src, err := l.resolveLoad(from, module)
 	if err != nil {
 		return nil, err
+	}
+	if len(l.stack) >= maxLoadDepth {
+		return nil, fmt.Errorf("load() chains more than %d files deep; a module loads what it needs more directly", maxLoadDepth)
 	}
 	if e, ok := l.files[src.real]; ok {
 		if e.loading {
@@ -622,8 +638,15 @@ func splitEval(ee *sl.EvalError) (pos, text string) {
 	var b strings.Builder
 	b.WriteString(oneLine(ee.Msg))
 	if len(frames) > 1 {
+		// The way there, callers first, at most a few of them: the full
+		// backtrace is in the debug log.
+		const shown = 4
 		fmt.Fprintf(&b, " (in %s", inner.Name)
 		for i := len(frames) - 2; i >= 0; i-- {
+			if n := len(frames) - 2 - i; n == shown {
+				fmt.Fprintf(&b, ", and %d more", i+1)
+				break
+			}
 			fmt.Fprintf(&b, ", called from %s in %s", frames[i].Pos, frames[i].Name)
 		}
 		b.WriteString(")")

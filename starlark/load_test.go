@@ -396,7 +396,7 @@ func TestALoadedFileFaultIsReportedAtItsOwnPosition(t *testing.T) {
 
 func TestAFailingChainOfLoadsReportsItsFirstCauseOnceAndBounded(t *testing.T) {
 	files := map[string]string{hooksFile: "load(\"//l0.star\", \"x\")\nhook(\"x-h\", lambda ctx: ok())\n"}
-	const chain = 600
+	const chain = maxLoadDepth - 2
 	for i := range chain {
 		files[fmt.Sprintf("l%d.star", i)] = fmt.Sprintf("load(\"//l%d.star\", \"x\")\n", i+1)
 	}
@@ -415,5 +415,17 @@ func TestAFailingChainOfLoadsReportsItsFirstCauseOnceAndBounded(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
 		t.Errorf("failing the chain allocated %d MiB", grew>>20)
+	}
+}
+
+func TestAChainOfLoadsDeeperThanTheLimitIsRefused(t *testing.T) {
+	files := map[string]string{hooksFile: "load(\"//l0.star\", \"x\")\nhook(\"x-h\", lambda ctx: ok())\n"}
+	for i := range 600 {
+		files[fmt.Sprintf("l%d.star", i)] = fmt.Sprintf("load(\"//l%d.star\", \"x\")\n", i+1)
+	}
+	root := writeTree(t, files)
+	ce := mustFailLoad(t, Options{Repo: root}, declared)
+	if !strings.Contains(ce.Error(), "load() chains more than 64 files deep") || len(ce.Error()) > 2<<10 {
+		t.Errorf("got %d bytes: %v", len(ce.Error()), ce)
 	}
 }

@@ -44,6 +44,7 @@ func predeclared() sl.StringDict {
 		namePlus:  sl.NewBuiltin("+=", plusBuiltin),
 		nameAttr:  sl.NewBuiltin(".", attrBuiltin),
 		nameTuple: sl.NewBuiltin("tuple", tupleBuiltin),
+		nameIn:    sl.NewBuiltin("in", inBuiltin),
 	}
 	for name, v := range api {
 		env[name] = v

@@ -29,6 +29,12 @@ func (m *messageValue) String() string {
 	fmt.Fprintf(&b, ", severity = %q)", m.m.Severity)
 	return b.String()
 }
+
+// StringSize bounds len(String()): %q writes a byte as at most ten.
+func (m *messageValue) StringSize() uint64 {
+	return 10*uint64(len(m.m.Text)+len(m.m.Path)) + 64
+}
+
 func (m *messageValue) Type() string          { return "message" }
 func (m *messageValue) Freeze()               {}
 func (m *messageValue) Truth() sl.Bool        { return sl.True }
@@ -92,6 +98,23 @@ func (r *hookResult) Attr(name string) (sl.Value, error) {
 
 var severities = []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityInfo}
 
+// Bounds on the text a result carries out of its call: a hook may return a
+// finding per file of a large tree, but a result is printed, logged and
+// stored, and must not carry gigabytes (a list of one long string repeated
+// is cheap to build).
+const (
+	// maxMessageText bounds one message's text, and its path.
+	maxMessageText = 4 << 10
+	// maxResultText bounds the text of all a result's messages; past it
+	// the rest are counted, not kept.
+	maxResultText = 1 << 20
+)
+
+// kept is s as a result keeps it: cut to maxMessageText and copied, so
+// that a piece of a file's text does not keep the whole buffer it was read
+// into alive.
+func kept(s string) string { return strings.Clone(cut(s, maxMessageText)) }
+
 // messageBuiltin is message(text, path=None, line=None, severity="error").
 func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var text string
@@ -100,13 +123,12 @@ func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 	if err := sl.UnpackArgs(b.Name(), args, kwargs, "text", &text, "path?", &path, "line?", &line, "severity?", &severity); err != nil {
 		return nil, err
 	}
-	// A result outlives its call: its strings are copied, so that a piece
-	// of a file's text does not keep the whole buffer it was read into.
-	m := graph.Message{Text: strings.Clone(text), Severity: severity}
+	// A result outlives its call: its strings are cut and copied (kept).
+	m := graph.Message{Text: kept(text), Severity: severity}
 	switch p := path.(type) {
 	case sl.NoneType:
 	case sl.String:
-		m.Path = strings.Clone(string(p))
+		m.Path = kept(string(p))
 	default:
 		return nil, fmt.Errorf("%s: path: got %s, want string or None", b.Name(), path.Type())
 	}
@@ -158,15 +180,23 @@ func resultBuiltin(name string, status graph.Status) *sl.Builtin {
 				return nil, fmt.Errorf("%s: unexpected keyword argument %s", name, k)
 			}
 		}
+		total, dropped := 0, 0
 		add := func(v sl.Value) error {
+			var m graph.Message
 			switch v := v.(type) {
 			case sl.String:
-				r.Messages = append(r.Messages, graph.Message{Text: string(v), Severity: severity})
+				m = graph.Message{Text: string(v), Severity: severity}
 			case *messageValue:
-				r.Messages = append(r.Messages, v.m)
+				m = v.m
 			default:
 				return fmt.Errorf("%s: got %s, want a string, a message() or a list of those", name, v.Type())
 			}
+			if total += min(len(m.Text), maxMessageText) + len(m.Path); total > maxResultText {
+				dropped++
+				return nil
+			}
+			m.Text = kept(m.Text)
+			r.Messages = append(r.Messages, m)
 			return nil
 		}
 		for _, a := range args {
@@ -182,6 +212,10 @@ func resultBuiltin(name string, status graph.Status) *sl.Builtin {
 					return nil, err
 				}
 			}
+		}
+		if dropped > 0 {
+			r.Messages = append(r.Messages, graph.Message{Severity: severity,
+				Text: fmt.Sprintf("and %d more message(s), not kept: a result carries at most %d bytes of text", dropped, maxResultText)})
 		}
 		switch d := data.(type) {
 		case sl.NoneType:

@@ -16,6 +16,7 @@ const (
 	namePlus  = "$plus"
 	nameAttr  = "$attr"
 	nameTuple = "$tuple"
+	nameIn    = "$in"
 )
 
 // rewrite routes the operations that can allocate without bound through
@@ -29,6 +30,8 @@ const (
 //	x %= y       -> x = $mod(x, y)          (x a name)
 //	x.replace    -> $attr(x, "replace")     (and the other guardedAttrs)
 //	(a, b)       -> $tuple(a, b)            (see nesting.go)
+//	x in y       -> $in(x, y)
+//	x not in y   -> not $in(x, y)
 //
 // An addition with a literal operand, and a % with a number on its right,
 // are left alone: they cannot grow a value by more than the literal, and
@@ -161,6 +164,10 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 			if !isNumber(e.Y) {
 				return call(nameMod, e.OpPos, e.X, e.Y)
 			}
+		case syntax.IN:
+			return call(nameIn, e.OpPos, e.X, e.Y)
+		case syntax.NOT_IN:
+			return &syntax.UnaryExpr{OpPos: e.OpPos, Op: syntax.NOT, X: call(nameIn, e.OpPos, e.X, e.Y)}
 		}
 	case *syntax.CallExpr:
 		e.Fn = r.expr(e.Fn)

@@ -134,10 +134,20 @@ func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 			return n, h
 		})
 	}
+	if s, ok := v.(stringSized); ok {
+		return z.add(s.StringSize(), 0), 0
+	}
 	if n := sl.Len(v); n > 0 {
 		return z.add(64, z.mul(uint64(n), 8)), 0
 	}
 	return 64, 0
+}
+
+// stringSized is a host value whose String writes out text of its own (a
+// message's, a match's, a pattern's): it says how long that can be.
+type stringSized interface {
+	// StringSize is at least len(String()).
+	StringSize() uint64
 }
 
 // container measures a container at depth once; its height is remembered

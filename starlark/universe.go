@@ -14,21 +14,26 @@ func universe() sl.StringDict {
 	iterating := func(name string, per uint64) *sl.Builtin {
 		orig := up(name)
 		return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+			var seqs sl.Tuple
 			for _, a := range args {
-				if _, ok := a.(sl.String); ok {
-					continue
+				if _, ok := a.(sl.String); !ok {
+					seqs = append(seqs, a)
 				}
-				if err := guardIterable(thread, a, per, name); err != nil {
+			}
+			guard := guardIterables
+			if name == "zip" {
+				guard = func(thread *sl.Thread, seqs sl.Tuple, _ uint64, _ string) error { return guardZip(thread, seqs) }
+			}
+			if err := guard(thread, seqs, per, name); err != nil {
+				return nil, err
+			}
+			if name == "sorted" && len(seqs) > 0 {
+				st, err := stateOf(thread)
+				if err != nil {
 					return nil, err
 				}
-				if name == "sorted" {
-					st, err := stateOf(thread)
-					if err != nil {
-						return nil, err
-					}
-					if err := chargeSort(thread, st, sl.Len(a), name); err != nil {
-						return nil, err
-					}
+				if err := chargeSort(thread, st, sl.Len(seqs[0]), name); err != nil {
+					return nil, err
 				}
 			}
 			r, err := orig.CallInternal(thread, args, kwargs)

@@ -17,6 +17,10 @@ type matchValue struct {
 func (m *matchValue) String() string {
 	return fmt.Sprintf("<re.match span=(%d, %d) match=%q>", m.idx[0], m.idx[1], m.s[m.idx[0]:m.idx[1]])
 }
+
+// StringSize bounds len(String()): %q writes a byte as at most ten.
+func (m *matchValue) StringSize() uint64 { return 10*uint64(m.idx[1]-m.idx[0]) + 64 }
+
 func (m *matchValue) Type() string          { return "re.match" }
 func (m *matchValue) Freeze()               {}
 func (m *matchValue) Truth() sl.Bool        { return sl.True }

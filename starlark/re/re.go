@@ -101,7 +101,12 @@ func (r *regex) scan(thread *sl.Thread, fn, s string) error {
 	})
 }
 
-func (r *regex) String() string        { return fmt.Sprintf("re.compile(%q)", r.pattern) }
+func (r *regex) String() string { return fmt.Sprintf("re.compile(%q)", r.pattern) }
+
+// StringSize bounds len(String()), for a host that estimates what
+// stringifying a value builds: %q writes a byte as at most ten.
+func (r *regex) StringSize() uint64 { return 10*uint64(len(r.pattern)) + 16 }
+
 func (r *regex) Type() string          { return "re.pattern" }
 func (r *regex) Freeze()               {}
 func (r *regex) Truth() sl.Bool        { return sl.True }
@@ -321,11 +326,26 @@ func sub(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tupl
 	if err != nil {
 		return nil, err
 	}
-	b := budgetOf(thread)
-	allowance := b.Allowance()
 	var out strings.Builder
+	b := budgetOf(thread)
+	// What is built is checked before each piece is written: a builder
+	// doubles, so keeping it within half the allowance keeps it within the
+	// whole; and one match's replacement can be the template's length times
+	// the match's.
+	limit := b.Allowance() / 2
+	grow := func(n int) error {
+		if uint64(out.Len())+uint64(n) > limit {
+			return b.Refuse(func() string {
+				return fmt.Sprintf("%s building a string of over %d bytes", fn, uint64(out.Len())+uint64(n))
+			})
+		}
+		return nil
+	}
 	last := 0
 	for _, m := range ms {
+		if err := grow(m[0] - last); err != nil {
+			return nil, err
+		}
 		out.WriteString(s[last:m[0]])
 		if callable != nil {
 			v, err := sl.Call(thread, callable, sl.Tuple{&matchValue{s: s, idx: m, r: r}}, nil)
@@ -336,8 +356,22 @@ func sub(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tupl
 			if !ok {
 				return nil, fmt.Errorf("%s: repl returned %s, want string", fn, v.Type())
 			}
+			if err := grow(len(str)); err != nil {
+				return nil, err
+			}
 			out.WriteString(string(str))
 		} else {
+			n := 0
+			for _, p := range tmpl {
+				if p.group < 0 {
+					n += len(p.lit)
+				} else if m[2*p.group] >= 0 {
+					n += m[2*p.group+1] - m[2*p.group]
+				}
+			}
+			if err := grow(n); err != nil {
+				return nil, err
+			}
 			for _, p := range tmpl {
 				if p.group < 0 {
 					out.WriteString(p.lit)
@@ -347,11 +381,9 @@ func sub(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tupl
 			}
 		}
 		last = m[1]
-		// What is built is checked as it grows: a builder doubles, so
-		// refusing at half the allowance keeps it within the whole.
-		if n := uint64(out.Len()); n > allowance/2 {
-			return nil, b.Refuse(func() string { return fmt.Sprintf("%s building a string of over %d bytes", fn, n) })
-		}
+	}
+	if err := grow(len(s) - last); err != nil {
+		return nil, err
 	}
 	out.WriteString(s[last:])
 	return sl.String(out.String()), nil

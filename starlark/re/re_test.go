@@ -102,3 +102,17 @@ func TestSubBuildsNoStringPastItsAllowance(t *testing.T) {
 		t.Errorf("re.sub = %v, refused %q; want the growing string refused", err, b.refused)
 	}
 }
+
+func TestOneMatchCannotExpandPastTheAllowance(t *testing.T) {
+	b := &budget{steps: 1 << 40, bytes: 64 << 20}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := run(t, b, `re.sub("(?s).+", "\\g<0>" * 2000, "a" * 1000000)`)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(b.refused, "building a string of over") {
+		t.Fatalf("re.sub = %v, refused %q; want it refused before writing the match 2000 times", err, b.refused)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 && !raceEnabled {
+		t.Errorf("refusing allocated %d MiB", grew>>20)
+	}
+}
