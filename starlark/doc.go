@@ -203,12 +203,14 @@
 // "x-bomb exceeded its memory limit of 256 MiB". At a module's top level it
 // is a load failure saying the same.
 //
-// The heap is the process's, so executions take turns: one at a time,
-// each starting from a heap with little garbage in it, so that what one
-// holds is never charged to another and the same inputs give the same
+// The heap is the process's, so calls running side by side can be charged
+// for each other's memory: a call's verdict stands only when it did not
+// trip the limit and the whole process allocated less than Heap while it
+// ran (which bounds what the call itself grew the heap by); otherwise it
+// runs again alone, from a collected heap. The same inputs give the same
 // verdict however many items are checked at once and on however many
-// cores (reading ahead still uses every core). Peak memory is the heap at
-// the start plus about Heap plus the Go runtime's own overhead.
+// cores. Peak memory is the heap at the start plus about Heap plus the Go
+// runtime's own overhead.
 //
 // # Concurrency
 //
