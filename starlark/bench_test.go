@@ -101,9 +101,10 @@ func BenchmarkHookCallOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := table["x-ok"]
+	c := gctx(root)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := h.Run(gctx(root)); err != nil {
+		if _, err := h.Run(c); err != nil {
 			b.Fatal(err)
 		}
 	}

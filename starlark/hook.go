@@ -70,10 +70,10 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	if gctx.Checkout != nil {
 		repo = &tree{co: gctx.Checkout, what: repo.what}
 	}
-	st, v, err, abandoned := h.call(gctx, repo, log, false)
+	st, v, err, abandoned := h.call(gctx, repo, log, shared)
 	if !abandoned && st.mustBeJudgedAlone() {
 		// Its memory verdict may be its neighbours' (see heapGate).
-		st, v, err, abandoned = h.call(gctx, repo, log, true)
+		st, v, err, abandoned = h.call(gctx, repo, log, alone)
 	}
 	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
 		return h.limitBlock(st, err, abandoned), nil
@@ -88,9 +88,9 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	return h.result(v), nil
 }
 
-// call runs the hook once, with a fresh thread, ctx and limits;
-// exclusive runs it alone.
-func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, exclusive bool) (st *callState, v sl.Value, err error, abandoned bool) {
+// call runs the hook once, with a fresh thread, ctx and limits, in the
+// given mode.
+func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, mode runMode) (st *callState, v sl.Value, err error, abandoned bool) {
 	st = newCallState(h.name, h.host.limits, log)
 	thread := st.newThread("hook "+h.name, h.host.threadInit)
 	rv := newRepoValue(repo, gctx.Files.Cached(), st)
@@ -99,7 +99,7 @@ func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, exclusive
 	ctx := newContext(h.name, gctx, rv)
 	v, err, abandoned = st.run(func() (sl.Value, error) {
 		return sl.Call(thread, h.impl, sl.Tuple{ctx}, nil)
-	}, exclusive)
+	}, mode)
 	return st, v, err, abandoned
 }
 

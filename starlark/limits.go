@@ -251,8 +251,8 @@ type outcome struct {
 // have been so distorted: when the call did not trip its memory limit and
 // the whole process allocated less than the limit while it ran, which
 // bounds what the call itself can have grown the heap by. Anything else
-// is judged again exclusive (the write lock): alone, from a settled heap,
-// so that the same inputs give the same verdict however many items are
+// is judged again alone (the write lock, from a collected heap), so that
+// the same inputs give the same verdict however many items are
 // checked at once and on however many cores. A module's top level runs
 // exclusive from the start.
 //
@@ -269,6 +269,22 @@ var lingering atomic.Int64
 // ones to stop before it measures all the same.
 const lingerWait = 5 * time.Second
 
+// heapSlack is how much garbage may stand in the heap when a module's top
+// level starts: were more collected while it ran, its growth would read
+// short by as much.
+const heapSlack = 16 << 20
+
+// settleHeap collects the heap when more than heapSlack may be garbage
+// since the last collection.
+func settleHeap() {
+	s := [2]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 ||
+		s[0].Value.Uint64() > s[1].Value.Uint64()+heapSlack {
+		runtime.GC()
+	}
+}
+
 // heapAllocs is how many bytes the process has allocated on the heap since
 // it started.
 func heapAllocs() uint64 {
@@ -280,6 +296,20 @@ func heapAllocs() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// runMode is how an execution shares the process with others (see
+// heapGate).
+type runMode int
+
+const (
+	// shared runs beside other shared executions.
+	shared runMode = iota
+	// exclusive runs with no other, from a settled heap: a module's top
+	// level, once per process.
+	exclusive
+	// alone is exclusive from a collected heap: a call judged again.
+	alone
+)
+
 // mustBeJudgedAlone reports whether a shared execution's memory verdict
 // cannot stand: it tripped the limit (perhaps for its neighbours), or the
 // process allocated enough while it ran that its own growth is unknown.
@@ -290,7 +320,7 @@ func (st *callState) mustBeJudgedAlone() bool {
 // run executes fn on its own goroutine under st's limits: the step budget
 // (set on the thread), a deadline that cancels the thread, and a watchdog
 // that samples the heap every watchEvery and cancels the thread when the
-// execution has grown it past the memory limit; exclusive runs it alone
+// execution has grown it past the memory limit; mode says beside what
 // (see heapGate). Starlark observes a cancellation between two
 // instructions; a builtin running when it comes finishes first, and every
 // builtin's work is bounded by the step budget, so it ends soon. Should
@@ -300,17 +330,20 @@ func (st *callState) mustBeJudgedAlone() bool {
 // instruction) and the caller carries on.
 //
 // A panic in fn is recovered and returned as an error.
-func (st *callState) run(fn func() (sl.Value, error), exclusive bool) (v sl.Value, err error, abandoned bool) {
-	if exclusive {
+func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value, err error, abandoned bool) {
+	if mode != shared {
 		heapGate.Lock()
 		defer heapGate.Unlock()
 		for waited := time.Duration(0); lingering.Load() > 0 && waited < lingerWait; waited += 10 * time.Millisecond {
 			time.Sleep(10 * time.Millisecond)
 		}
-		// From what is live alone: exclusive executions are the rare ones
-		// (a module's top level, a call judged again), so the collection
-		// is cheap in all.
-		runtime.GC()
+		if mode == alone {
+			// From what is live alone: a call judged again is rare, so the
+			// collection is cheap in all.
+			runtime.GC()
+		} else {
+			settleHeap()
+		}
 	} else {
 		heapGate.RLock()
 		defer heapGate.RUnlock()

@@ -309,11 +309,11 @@ func (l *loader) execModule(m Module, src *source) error {
 	thread := st.newThread("module "+src.name, l.threadInit)
 	thread.Load = l.loadFn
 	before := len(l.order)
-	// Once per process, and alone: its memory verdict is its own.
+	// Once per process, and with no other: its memory verdict is its own.
 	_, err, abandoned := st.run(func() (sl.Value, error) {
 		_, err := l.exec(thread, src, data)
 		return nil, err
-	}, true)
+	}, exclusive)
 	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
 		ce := located(m, err)
 		ce.Msg = st.exceeded() + " as it loaded"
