@@ -310,11 +310,18 @@ const (
 	alone
 )
 
-// mustBeJudgedAlone reports whether a shared execution's memory verdict
-// cannot stand: it tripped the limit (perhaps for its neighbours), or the
-// process allocated enough while it ran that its own growth is unknown.
+// mustBeJudgedAlone reports whether a shared execution's verdict cannot
+// stand: it tripped the memory limit (perhaps for its neighbours), or it
+// tripped none and the process allocated enough while it ran that its own
+// growth is unknown. A step budget or a deadline spent is its own.
 func (st *callState) mustBeJudgedAlone() bool {
-	return st.trippedLimit() == limitMemory || st.allocated >= st.limits.Heap
+	switch st.trippedLimit() {
+	case limitMemory:
+		return true
+	case limitNone:
+		return st.allocated >= st.limits.Heap
+	}
+	return false
 }
 
 // run executes fn on its own goroutine under st's limits: the step budget
