@@ -138,6 +138,13 @@ func findingAt(path, format string, args ...any) graph.Message {
 	return m
 }
 
+// onLine is m pointing at line and column of its file, counted from 1 (0 is
+// unknown).
+func onLine(m graph.Message, line, column int) graph.Message {
+	m.Line, m.Column = line, column
+	return m
+}
+
 // paramRule is what one with: key must hold.
 type paramRule struct {
 	// want completes "got X, want ..." in the refusal.

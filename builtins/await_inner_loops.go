@@ -151,20 +151,20 @@ func innerCurrentNode(files *graph.Files, rel string) string {
 }
 
 // declaredRepos is execution-log.md's front-matter repos: list, read through
-// the evaluation's files. Anything but a list is no declaration.
-func declaredRepos(files *graph.Files, specDir string) []string {
-	fm, _, _ := files.FrontMatter(path.Join(specDir, executionLog))
+// the evaluation's files, and the line of its repos: key. Anything but a
+// list is no declaration.
+func declaredRepos(files *graph.Files, specDir string) (repos []string, line int) {
+	fm, _, lines, _ := files.FrontMatterLines(path.Join(specDir, executionLog))
 	raw, ok := fm["repos"].([]any)
 	if !ok {
-		return nil
+		return nil, 0
 	}
-	var out []string
 	for _, e := range raw {
 		if s := fmTrim(pythonStr(e)); s != "" {
-			out = append(out, s)
+			repos = append(repos, s)
 		}
 	}
-	return out
+	return repos, lines.Key("repos")
 }
 
 // reposWithoutLoop lists the declared repositories with no inner loop, and
@@ -199,11 +199,11 @@ func reposWithoutLoop(declared []string, loops []innerLoop, origin string) (miss
 func (awaitInnerLoops) Run(ctx *graph.Context) (graph.Result, error) {
 	specDir := ctx.WorkItem.Dir
 	loops := innerLoops(ctx.Files, specDir)
-	declared := declaredRepos(ctx.Files, specDir)
+	declared, declaredAt := declaredRepos(ctx.Files, specDir)
 	missing, originUnknown, err := reposWithoutLoop(declared, loops, ctx.Settings.OriginRepo)
 	if err != nil {
-		r := graph.Block(awaitInnerLoopsName, findingAt(path.Join(specDir, executionLog),
-			"execution-log.md declares a repository the-loop cannot use (%v); repos: entries are <owner>/<repo>", err))
+		r := graph.Block(awaitInnerLoopsName, onLine(findingAt(path.Join(specDir, executionLog),
+			"execution-log.md declares a repository the-loop cannot use (%v); repos: entries are <owner>/<repo>", err), declaredAt, 0))
 		r.Data = map[string]any{"declared": declared}
 		return r, nil
 	}

@@ -145,13 +145,23 @@ func TestAwaitInnerLoopsSaysWhenTheOriginIsUnknown(t *testing.T) {
 	}
 }
 
-func TestAwaitInnerLoopsBlocksOnAnUnusableDeclaredRepository(t *testing.T) {
-	ctx := ctInnerCtx(t, "")
-	ctDeclareRepos(t, ctx, "../../etc")
-	r := ctRun(t, awaitInnerLoops{}, ctx)
-	ctWantStatus(t, r, graph.StatusBlock)
-	if r.Messages[0].Path != ctSpecRel+"/execution-log.md" {
-		t.Errorf("path %q", r.Messages[0].Path)
+func TestAwaitInnerLoopsBlocksOnAnUnusableDeclaredRepositoryPointingAtTheDeclaration(t *testing.T) {
+	for _, tc := range []struct {
+		name, log string
+		line      int
+	}{
+		{"the repos key", "---\ntype: execution-log\nrepos:\n  - ../../etc\n---\n\n# Log\n", 3},
+		{"CRLF", "---\r\ntype: execution-log\r\nstatus: x\r\nrepos: [octo/app, ../../etc]\r\n---\r\n", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctInnerCtx(t, "")
+			ctWrite(t, ctx, "execution-log.md", tc.log)
+			r := ctRun(t, awaitInnerLoops{}, ctx)
+			ctWantStatus(t, r, graph.StatusBlock)
+			if m := r.Messages[0]; m.Path != ctSpecRel+"/execution-log.md" || m.Line != tc.line || m.Column != 0 {
+				t.Errorf("got %s at %d:%d, want %s at %d", m.Path, m.Line, m.Column, ctSpecRel+"/execution-log.md", tc.line)
+			}
+		})
 	}
 }
 

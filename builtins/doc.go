@@ -46,6 +46,12 @@
 // implementation does, and compared as pythonStr (frontmatter.go) renders
 // it, so a comparison reaches the same verdict on the same file.
 //
+// A finding about a line of a file carries it (Message.Line, and Column
+// where it is plain), counted from the top of the file: a body line is
+// offset by its front matter (graph.Files.FrontMatterLines). The text never
+// holds it, so messages read as the reference implementation's; a finding
+// with no line to point at, such as a missing section, has Line 0.
+//
 // The gate hooks (classify-phase-selection, classify-goal,
 // classify-adhoc-reply), the outbound hooks (set-phase-label,
 // request-review, publish-artifact, notify, post-*, deliver-assignment,

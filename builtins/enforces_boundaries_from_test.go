@@ -34,7 +34,7 @@ func TestEnforcesBoundariesBlocksOnADroppedBoundary(t *testing.T) {
 	ctWrite(t, ctx, "design.md", "# D\n\nOnly the trust boundary is answered.\n")
 	r := ctRun(t, enforcesBoundaries{}, ctx)
 	ctWantStatus(t, r, graph.StatusBlock)
-	if len(r.Messages) != 1 || r.Messages[0].Text != "boundary named upstream is unanswered here: abuse case" || r.Messages[0].Path != ctSpecRel+"/design.md" {
+	if len(r.Messages) != 1 || r.Messages[0].Text != "boundary named upstream is unanswered here: abuse case" || r.Messages[0].Path != ctSpecRel+"/design.md" || r.Messages[0].Line != 0 {
 		t.Errorf("got %+v", r.Messages)
 	}
 }
@@ -79,7 +79,7 @@ func TestEnforcesBoundariesBlocksWhenTheDeclaredDownstreamIsMissing(t *testing.T
 	ctWrite(t, ctx, "bugfix.md", "# B\n\nA trust boundary.\n")
 	r := ctRun(t, enforcesBoundaries{}, ctx)
 	ctWantStatus(t, r, graph.StatusBlock)
-	if r.Messages[0].Path != ctSpecRel+"/design.md" {
+	if r.Messages[0].Path != ctSpecRel+"/design.md" || r.Messages[0].Line != 0 {
 		t.Errorf("path %q", r.Messages[0].Path)
 	}
 }

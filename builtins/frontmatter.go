@@ -129,16 +129,18 @@ func pythonFloat(f float64) string {
 }
 
 // mdSection is one heading of a markdown document and the text it owns.
+// Line is the 1-based line of the heading that owns Content.
 type mdSection struct {
 	Title   string
 	Content string
+	Line    int
 }
 
 // fmSections lists a document's headings in order of first appearance, each
 // with its content: the lines up to the next heading of the same or a higher
 // level, so a section owns its subsections. Headings inside ``` fences are
-// not headings. When a title repeats, the last occurrence's content wins and
-// the first occurrence's position is kept.
+// not headings. When a title repeats, the last occurrence's content and line
+// win and the first occurrence's position is kept.
 func fmSections(text string) []mdSection {
 	type head struct {
 		title        string
@@ -169,11 +171,11 @@ func fmSections(text string) []mdSection {
 		}
 		content := fmTrim(strings.Join(lines[h.start+1:end], "\n"))
 		if at, seen := index[h.title]; seen {
-			out[at].Content = content
+			out[at].Content, out[at].Line = content, h.start+1
 			continue
 		}
 		index[h.title] = len(out)
-		out = append(out, mdSection{Title: h.title, Content: content})
+		out = append(out, mdSection{Title: h.title, Content: content, Line: h.start + 1})
 	}
 	return out
 }

@@ -67,9 +67,9 @@ func TestPyStrPrintsValuesAsPython(t *testing.T) {
 	}
 }
 
-func TestSectionsKeepFirstPositionAndLastContent(t *testing.T) {
+func TestSectionsKeepFirstPositionAndLastContentAndItsLine(t *testing.T) {
 	got := fmSections("# T\n\n## A\n\none\n\n## B\n\n## A\n\ntwo\n")
-	want := []mdSection{{"T", "## A\n\none\n\n## B\n\n## A\n\ntwo"}, {"A", "two"}, {"B", ""}}
+	want := []mdSection{{"T", "## A\n\none\n\n## B\n\n## A\n\ntwo", 1}, {"A", "two", 9}, {"B", "", 7}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v", got)
 	}

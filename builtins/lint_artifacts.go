@@ -86,9 +86,7 @@ func (lintArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 func lintMermaid(text, rel string) []graph.Message {
 	var out []graph.Message
 	at := func(line int, format string, args ...any) {
-		m := findingAt(rel, format, args...)
-		m.Line = line
-		out = append(out, m)
+		out = append(out, onLine(findingAt(rel, format, args...), line, 0))
 	}
 	for _, block := range fmMermaidBlocks(text) {
 		if fmTrim(block.Body) == "" {
@@ -119,9 +117,7 @@ func lintLineLength(text, rel string, limit int) []graph.Message {
 			fenced = !fenced
 		}
 		if !fenced && utf8.RuneCountInString(line) > limit && strings.ContainsRune(fmTrim(line), ' ') {
-			m := findingAt(rel, "line %d exceeds %d characters", i+1, limit)
-			m.Line = i + 1
-			out = append(out, m)
+			out = append(out, onLine(findingAt(rel, "line %d exceeds %d characters", i+1, limit), i+1, 0))
 		}
 	}
 	return out

@@ -112,3 +112,52 @@ func TestLintArtifactsCheckParams(t *testing.T) {
 		}
 	}
 }
+
+func TestLintFindingsPointAtTheLineTheyJudge(t *testing.T) {
+	long := strings.Repeat("word ", 10)
+	for _, tc := range []struct {
+		name   string
+		params map[string]any
+		text   string
+		want   string
+		line   int
+	}{
+		{"a diagram fault after front matter", nil,
+			"---\ntitle: D\nstatus: draft\n---\n# D\n\n```mermaid\nA --> B\n```\n",
+			"mermaid block at line 7: unknown diagram type A", 8},
+		{"a diagram fault without front matter", nil,
+			"# D\n```mermaid\nflowchart LR\n  A --> B\n  C[run (fast)] --> D\n```\n",
+			"mermaid block at line 2: ", 5},
+		{"a fault the parser places on a later line", nil,
+			"---\nstatus: draft\n---\n```mermaid\nflowchart LR\n  subgraph S\n  A --> B\n```\n",
+			"mermaid block at line 4: subgraph is never closed with end", 6},
+		{"a backtick label, CRLF", nil,
+			"---\r\nstatus: draft\r\n---\r\n# D\r\n```mermaid\r\nflowchart LR\r\n  A[\"`x` y\"]\r\n```\r\n",
+			"mermaid block at line 5: a backtick inside a node label breaks rendering; use plain text", 7},
+		{"an empty block: its fence", nil,
+			"---\nstatus: draft\n---\n\n```mermaid\n\n```\n",
+			"mermaid block at line 5 is empty", 5},
+		{"an empty block after malformed front matter", nil,
+			"---\nstatus: [\n---\n```mermaid\n```\n",
+			"mermaid block at line 4 is empty", 4},
+		{"a long line after front matter", map[string]any{"diagrams": false, "maxLineLength": 40},
+			"---\nstatus: draft\n---\n# D\n" + long + "\n",
+			"line 5 exceeds 40 characters", 5},
+		{"a long line, CRLF", map[string]any{"diagrams": false, "maxLineLength": 40},
+			"---\r\nstatus: draft\r\n---\r\n" + long + "\r\n",
+			"line 4 exceeds 40 characters", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctCtx(t, []string{"design.md"}, tc.params)
+			ctWrite(t, ctx, "design.md", tc.text)
+			r := ctRun(t, lintArtifacts{}, ctx)
+			ctWantStatus(t, r, graph.StatusBlock)
+			if len(r.Messages) != 1 {
+				t.Fatalf("want one finding, got %s", ctTexts(r))
+			}
+			if m := r.Messages[0]; !strings.HasPrefix(m.Text, tc.want) || m.Line != tc.line || m.Column != 0 {
+				t.Errorf("got %q at %d:%d, want %q at %d", m.Text, m.Line, m.Column, tc.want, tc.line)
+			}
+		})
+	}
+}

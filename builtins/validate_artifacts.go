@@ -182,11 +182,13 @@ func dormantReason(ctx *graph.Context) string {
 	return ""
 }
 
-// checkArtifactContent applies the content checks to one artifact.
+// checkArtifactContent applies the content checks to one artifact. Each
+// finding points at the line it judges, counted in the whole file: a body
+// line is offset by the front matter above it.
 func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	params := ctx.Params
 	rel := path
-	front, body, err := ctx.Files.FrontMatter(path)
+	front, body, lines, err := ctx.Files.FrontMatterLines(path)
 	if err != nil {
 		return []graph.Message{findingAt(rel, "artifact could not be read: %v", err)}
 	}
@@ -202,7 +204,8 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 			if shown == "" {
 				shown = "(unset)"
 			}
-			out = append(out, findingAt(rel, "artifact is not locked — front matter says status: %s, expected status: approved", shown))
+			out = append(out, onLine(findingAt(rel, "artifact is not locked — front matter says status: %s, expected status: approved", shown),
+				lines.Key("status"), 0))
 		}
 	}
 
@@ -213,7 +216,8 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 				got = nil
 			}
 			if pythonStr(got) != pythonStr(want[key]) {
-				out = append(out, findingAt(rel, "front-matter %s: expected %s, found %s", key, pythonRepr(want[key]), pythonRepr(got)))
+				out = append(out, onLine(findingAt(rel, "front-matter %s: expected %s, found %s", key, pythonRepr(want[key]), pythonRepr(got)),
+					lines.Key(key), 0))
 			}
 		}
 	}
@@ -227,17 +231,31 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 			case i < 0:
 				out = append(out, findingAt(rel, "required section is missing: %s", title))
 			case found[i].Content == "":
-				out = append(out, findingAt(rel, "required section is empty: %s", title))
+				out = append(out, onLine(findingAt(rel, "required section is empty: %s", title), lines.Body(found[i].Line), 1))
 			}
 		}
 	}
 
 	if params["checkmarks"] == "complete" {
-		if n := strings.Count(body, "- [ ]"); n > 0 {
-			out = append(out, findingAt(rel, "%d task(s) still unticked", n))
+		if n := strings.Count(body, uncheckedBox); n > 0 {
+			line, col := firstUnchecked(body)
+			out = append(out, onLine(findingAt(rel, "%d task(s) still unticked", n), lines.Body(line), col))
 		}
 	}
 	return out
+}
+
+// uncheckedBox is a task left undone, wherever it stands on a line.
+const uncheckedBox = "- [ ]"
+
+// firstUnchecked is the line and byte column, from 1, of the "[ ]" of the
+// first uncheckedBox in text, which must hold one: one finding stands for
+// them all, and points where the list of work left begins.
+func firstUnchecked(text string) (line, column int) {
+	at := strings.Index(text, uncheckedBox)
+	before := text[:at]
+	lineStart := strings.LastIndexByte(before, '\n') + 1
+	return strings.Count(before, "\n") + 1, at - lineStart + len("- ") + 1
 }
 
 // sectionParam reads a list-of-titles parameter leniently: CheckParams has

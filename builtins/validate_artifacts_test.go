@@ -605,3 +605,95 @@ func TestValidateArtifactsNamesAnArtifactLinkedOutOfTheCheckoutAndReadsNothingTh
 		t.Errorf("messages = %s; want the link named and nothing of its target", got)
 	}
 }
+
+// ---- where validate-artifacts findings point -------------------------------
+
+// ctOneFinding runs validate-artifacts with params over design.md holding
+// text, and returns its one finding.
+func ctOneFinding(t *testing.T, params map[string]any, text string) graph.Message {
+	t.Helper()
+	ctx := ctCtx(t, []string{"design.md"}, params)
+	ctWrite(t, ctx, "design.md", text)
+	r := ctRun(t, validateArtifacts{}, ctx)
+	ctWantStatus(t, r, graph.StatusBlock)
+	if len(r.Messages) != 1 {
+		t.Fatalf("want one finding, got %s", ctTexts(r))
+	}
+	return r.Messages[0]
+}
+
+// ctFindingCase is a document, the finding it draws and where it points.
+type ctFindingCase struct {
+	name         string
+	text         string
+	want         string
+	line, column int
+}
+
+func ctWantFindingsAt(t *testing.T, params map[string]any, cases []ctFindingCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := ctOneFinding(t, params, tc.text)
+			if m.Text != tc.want || m.Line != tc.line || m.Column != tc.column {
+				t.Errorf("got %q at %d:%d, want %q at %d:%d", m.Text, m.Line, m.Column, tc.want, tc.line, tc.column)
+			}
+		})
+	}
+}
+
+func TestAnUnlockedArtifactPointsAtItsStatus(t *testing.T) {
+	draft := "artifact is not locked — front matter says status: draft, expected status: approved"
+	unset := "artifact is not locked — front matter says status: (unset), expected status: approved"
+	ctWantFindingsAt(t, map[string]any{"locked": true}, []ctFindingCase{
+		{"the status key", "---\ntitle: D\nstatus: draft\n---\n# D\n", draft, 3, 0},
+		{"CRLF", "---\r\ntitle: D\r\nstatus: draft\r\n---\r\n# D\r\n", draft, 3, 0},
+		{"no status key: the opening line", "---\ntitle: D\n---\n# D\n", unset, 1, 0},
+		{"front matter that is not a mapping: the opening line", "---\n- a\n---\n# D\n", unset, 1, 0},
+		{"no front matter: nowhere", "# D\nstatus: draft\n", unset, 0, 0},
+		{"malformed front matter: nowhere", "---\nstatus: [draft\n---\n# D\n", unset, 0, 0},
+		{"unclosed front matter: nowhere", "---\nstatus: draft\n# D\n", unset, 0, 0},
+	})
+}
+
+func TestAFrontMatterMismatchPointsAtItsKey(t *testing.T) {
+	ctWantFindingsAt(t, map[string]any{"frontMatter": map[string]any{"type": "design"}}, []ctFindingCase{
+		{"the key", "---\nstatus: draft\ntype: spec\n---\n# D\n", "front-matter type: expected 'design', found 'spec'", 3, 0},
+		{"CRLF", "---\r\nstatus: draft\r\ntype: spec\r\n---\r\n# D\r\n", "front-matter type: expected 'design', found 'spec'", 3, 0},
+		{"a merged key: the merge", "---\nbase: &b {type: spec}\n<<: *b\n---\n", "front-matter type: expected 'design', found 'spec'", 3, 0},
+		{"no such key: the opening line", "---\nstatus: draft\n---\n# D\n", "front-matter type: expected 'design', found None", 1, 0},
+		{"no front matter: nowhere", "type: spec\n", "front-matter type: expected 'design', found None", 0, 0},
+		{"malformed front matter: nowhere", "---\ntype: [spec\n---\n", "front-matter type: expected 'design', found None", 0, 0},
+	})
+}
+
+func TestAnEmptySectionPointsAtItsHeading(t *testing.T) {
+	const want = "required section is empty: Security design"
+	ctWantFindingsAt(t, map[string]any{"sections": []any{"Security design"}}, []ctFindingCase{
+		{"after front matter", "---\ntitle: D\nstatus: draft\n---\n\n# D\n\n## Security design\n\n## Next\n\nbody\n", want, 8, 1},
+		{"without front matter", "# D\n\n## Security design\n\n## Next\n\nbody\n", want, 3, 1},
+		{"CRLF", "---\r\nstatus: draft\r\n---\r\n# D\r\n## Security design\r\n\r\n", want, 5, 1},
+		{"after an empty front matter block", "---\n---\n## Security design\n", want, 3, 1},
+		// The parser reads no front matter here, so the body is the whole
+		// text and its lines are the file's.
+		{"after malformed front matter", "---\nstatus: [\n---\n## Security design\n", want, 4, 1},
+		{"a repeated heading: the one judged", "## Security design\n\nreal\n\n## Security design\n", want, 5, 1},
+	})
+}
+
+func TestAMissingSectionPointsNowhere(t *testing.T) {
+	ctWantFindingsAt(t, map[string]any{"sections": []any{"Security design"}}, []ctFindingCase{
+		{"after front matter", "---\nstatus: draft\n---\n# D\n", "required section is missing: Security design", 0, 0},
+		{"without front matter", "# D\n", "required section is missing: Security design", 0, 0},
+	})
+}
+
+func TestUntickedTasksPointAtTheFirstBox(t *testing.T) {
+	ctWantFindingsAt(t, map[string]any{"checkmarks": "complete"}, []ctFindingCase{
+		{"after front matter", "---\ntitle: T\nstatus: draft\n---\n# T\n\n- [x] one\n  - [ ] two\n- [ ] three\n", "2 task(s) still unticked", 8, 5},
+		{"without front matter", "# T\n- [x] one\n- [ ] two\n", "1 task(s) still unticked", 3, 3},
+		{"CRLF", "---\r\nstatus: draft\r\n---\r\n# T\r\n- [ ] one\r\n- [ ] two\r\n", "2 task(s) still unticked", 5, 3},
+		{"columns are bytes", "# T\né - [ ] one\n", "1 task(s) still unticked", 2, 6},
+		{"after malformed front matter", "---\nstatus: [\n- [ ] one\n---\n", "1 task(s) still unticked", 3, 3},
+	})
+}

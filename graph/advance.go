@@ -133,7 +133,7 @@ func (rt *Runtime) advanceLocked(tx *txn, event *Event) (*Step, error) {
 	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
 		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
 	for _, w := range out.Warnings {
-		step.Messages = append(step.Messages, "warning: "+w)
+		step.Messages = append(step.Messages, "warning: "+w.Text)
 	}
 	rt.noteDegradations(tx, step, id, out)
 	root := rt.Checkout.Root()

@@ -16,7 +16,7 @@ type ChainOutcome struct {
 	Blocking *Result
 	// Warnings are things the chain noticed that change no verdict, such as
 	// an x- hook's dropped outcome. Degraded hooks are in Degradations.
-	Warnings []string
+	Warnings []Finding
 }
 
 // Satisfied reports whether the chain passed.
@@ -94,7 +94,7 @@ func RunChain(entries []ChainEntry, base *Context) ChainOutcome {
 				delete(r.Data, "outcome")
 				w := fmt.Sprintf("%s declared outcome %v; repository hooks do not route, so it was ignored", e.Hook, d)
 				log.Warn(w, "node", nodeID(base.Node))
-				out.Warnings = append(out.Warnings, w)
+				out.Warnings = append(out.Warnings, Finding{Hook: e.Hook, Node: nodeID(base.Node), Severity: SeverityWarning, Text: w})
 			}
 		}
 		out.Results = append(out.Results, r)

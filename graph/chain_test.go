@@ -68,8 +68,9 @@ func TestARepositoryHookCannotDeclareAnOutcome(t *testing.T) {
 	if _, ok := out.Results[0].Data["outcome"]; ok || out.Results[0].Data["kept"] != 1 {
 		t.Errorf("data: got %v, want outcome dropped and the rest kept", out.Results[0].Data)
 	}
-	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "x-approves declared outcome approved") {
-		t.Errorf("warnings: got %q", out.Warnings)
+	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0].Text, "x-approves declared outcome approved") ||
+		out.Warnings[0].Hook != "x-approves" || out.Warnings[0].Node != "n" || out.Warnings[0].Severity != SeverityWarning {
+		t.Errorf("warnings: got %+v, want one warning from x-approves on n", out.Warnings)
 	}
 }
 

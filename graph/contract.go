@@ -46,30 +46,49 @@ const (
 	OutcomeDone                 = "done"
 )
 
-// Severities a Message may carry.
+// Severities a Message may carry: the three every CI format knows.
 const (
 	SeverityError   = "error"
 	SeverityWarning = "warning"
-	SeverityInfo    = "info"
+	SeverityNotice  = "notice"
+	// SeverityInfo is the original tool's name for a notice, accepted
+	// wherever a severity is read and reported as SeverityNotice.
+	SeverityInfo = "info"
 )
+
+// NormalSeverity is s as findings report it: "info" is a notice, and an
+// empty or unknown severity is fallback.
+func NormalSeverity(s, fallback string) string {
+	switch s {
+	case SeverityError, SeverityWarning, SeverityNotice:
+		return s
+	case SeverityInfo:
+		return SeverityNotice
+	}
+	return fallback
+}
 
 // Message is one finding, addressed to whoever has to act on it. Its text is
 // composed by the hook from its own vocabulary plus paths; never from the
 // untrusted text of a comment, because blocking messages are fed back to the
 // agent that is the subject of the gate.
+//
+// Path, Line and Column locate it where known: Path repository-relative,
+// Line and Column counted from 1 (0 is unknown), Column in bytes.
 type Message struct {
 	Text     string `json:"text"`
 	Path     string `json:"path"`
 	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
 	Severity string `json:"severity"`
 }
 
-// Render is the one-line form used by check and in lastBlock.
+// Render is the one-line form of check's messages, lastBlock and a parked
+// reason: the original tool's "text (path)". The line is left out, so that
+// these strings stay the original's for the same finding (a repeated block
+// is recognised by its text); findings carry it.
 func (m Message) Render() string {
-	switch {
-	case m.Path != "" && m.Line > 0:
-		return fmt.Sprintf("%s (%s:%d)", m.Text, m.Path, m.Line)
-	case m.Path != "":
+	if m.Path != "" {
 		return fmt.Sprintf("%s (%s)", m.Text, m.Path)
 	}
 	return m.Text
@@ -107,7 +126,7 @@ func Block(hook string, msgs ...Message) Result {
 func Wait(hook, reason string) Result {
 	r := Result{Status: StatusWait, Hook: hook, Retriable: true}
 	if reason != "" {
-		r.Messages = []Message{{Text: reason, Severity: SeverityInfo}}
+		r.Messages = []Message{{Text: reason, Severity: SeverityNotice}}
 	}
 	return r
 }
@@ -116,7 +135,7 @@ func Wait(hook, reason string) Result {
 func Skip(hook, reason string) Result {
 	r := Result{Status: StatusSkip, Hook: hook, Retriable: true}
 	if reason != "" {
-		r.Messages = []Message{{Text: reason, Severity: SeverityInfo}}
+		r.Messages = []Message{{Text: reason, Severity: SeverityNotice}}
 	}
 	return r
 }

@@ -52,9 +52,10 @@ type cachedFile struct {
 	text     string
 	textErr  error
 
-	fmOnce sync.Once
-	fm     map[string]any
-	body   string
+	fmOnce  sync.Once
+	fm      map[string]any
+	body    string
+	fmLines FrontMatterLines
 }
 
 // NewFiles returns a caching reader of co, for one read-only evaluation.
@@ -166,11 +167,30 @@ func (c *cachedFile) asText() (string, error) {
 // FrontMatter returns rel's front matter and body (see SplitFrontMatter),
 // parsed once. Callers must not modify the map.
 func (f *Files) FrontMatter(rel string) (map[string]any, string, error) {
-	c := f.get(rel)
-	text, err := c.asText()
+	c, err := f.frontMatter(rel)
 	if err != nil {
 		return map[string]any{}, "", err
 	}
-	c.fmOnce.Do(func() { c.fm, c.body = SplitFrontMatter(text) })
 	return c.fm, c.body, nil
+}
+
+// FrontMatterLines is FrontMatter and the lines the front matter stands on
+// (see SplitFrontMatterLines), from the same read and parse. Callers must
+// not modify the maps.
+func (f *Files) FrontMatterLines(rel string) (map[string]any, string, FrontMatterLines, error) {
+	c, err := f.frontMatter(rel)
+	if err != nil {
+		return map[string]any{}, "", FrontMatterLines{}, err
+	}
+	return c.fm, c.body, c.fmLines, nil
+}
+
+func (f *Files) frontMatter(rel string) (*cachedFile, error) {
+	c := f.get(rel)
+	text, err := c.asText()
+	if err != nil {
+		return nil, err
+	}
+	c.fmOnce.Do(func() { c.fm, c.body, c.fmLines = SplitFrontMatterLines(text) })
+	return c, nil
 }

@@ -29,21 +29,59 @@ func trimPySpace(s string) string {
 // octal), because that is how the reference implementation reads the same
 // files and a front-matter comparison must reach the same verdict.
 func SplitFrontMatter(text string) (map[string]any, string) {
+	front, body, _ := SplitFrontMatterLines(text)
+	return front, body
+}
+
+// SplitFrontMatterLines is SplitFrontMatter, and the lines the front matter
+// stands on, for findings that point into the document.
+func SplitFrontMatterLines(text string) (map[string]any, string, FrontMatterLines) {
 	if !strings.HasPrefix(text, "---") {
-		return map[string]any{}, text
+		return map[string]any{}, text, FrontMatterLines{}
 	}
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
 		if trimPySpace(lines[i]) != "---" {
 			continue
 		}
-		front, ok := fmDecode(strings.Join(lines[1:i], "\n"))
+		front, keys, ok := fmDecode(strings.Join(lines[1:i], "\n"))
 		if !ok {
-			return map[string]any{}, text
+			return map[string]any{}, text, FrontMatterLines{}
 		}
-		return front, strings.Join(lines[i+1:], "\n")
+		for k := range keys {
+			keys[k]++ // the block's first line is the document's second
+		}
+		return front, strings.Join(lines[i+1:], "\n"), FrontMatterLines{Open: 1, Close: i + 1, Keys: keys}
 	}
-	return map[string]any{}, text
+	return map[string]any{}, text, FrontMatterLines{}
+}
+
+// FrontMatterLines is where a document's front matter stands, in lines
+// counted from 1 at the start of the document, each ended by "\n" (so a
+// "\r\n" ends one line, and Files has read a lone "\r" as "\n"). The zero
+// value is a document without front matter, whose body starts on line 1.
+type FrontMatterLines struct {
+	// Open and Close are the lines of the opening and closing "---", both
+	// 0 when the document has no front matter.
+	Open, Close int
+	// Keys is the line of each top-level key, by its name in the front
+	// matter map: for a repeated key the occurrence whose value is read,
+	// for a key a merge (<<) brings in the merge's line. Nil when the lines
+	// cannot be known (see fmDecode).
+	Keys map[string]int
+}
+
+// Body is the document line on which line n of the body stands.
+func (l FrontMatterLines) Body(n int) int { return l.Close + n }
+
+// Key is where a finding about key points: its line, or the opening "---"
+// when the front matter lacks it or its line is unknown; 0 when there is no
+// front matter.
+func (l FrontMatterLines) Key(key string) int {
+	if n, ok := l.Keys[key]; ok {
+		return n
+	}
+	return l.Open
 }
 
 // Bounds on a front-matter block, as written and once its aliases are
@@ -54,29 +92,33 @@ const (
 	maxFrontMatterExpanded = 1 << 20
 )
 
-// fmDecode parses one front-matter block. ok is false for invalid YAML, and
-// for a block over maxFrontMatterBytes or whose aliases would expand it
-// past maxFrontMatterExpanded (a few lines of anchors can stand for
-// gigabytes): such a document has no front matter a gate can read.
-func fmDecode(block string) (map[string]any, bool) {
+// fmDecode parses one front-matter block, and the line within the block of
+// each top-level key (see FrontMatterLines.Keys). ok is false for invalid
+// YAML, and for a block over maxFrontMatterBytes or whose aliases would
+// expand it past maxFrontMatterExpanded (a few lines of anchors can stand
+// for gigabytes): such a document has no front matter a gate can read.
+func fmDecode(block string) (map[string]any, map[string]int, bool) {
 	if len(block) > maxFrontMatterBytes {
-		return nil, false
+		return nil, nil, false
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(block), &doc); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	if _, over := ExpandedSize(&doc, maxFrontMatterExpanded); over != nil {
-		return nil, false
+		return nil, nil, false
 	}
-	if len(doc.Content) == 0 {
-		return map[string]any{}, true
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return map[string]any{}, nil, true
 	}
-	m, isMap := fmValue(doc.Content[0], 0).(map[string]any)
-	if !isMap {
-		return map[string]any{}, true
+	var lines map[string]int
+	// The YAML scanner also ends a line at a lone "\r", NEL, LS and PS,
+	// where a document's line numbers do not: its lines would be wrong.
+	// (The block of a "\r\n" document ends in the "\r" of its last line.)
+	if !strings.ContainsAny(strings.TrimSuffix(strings.ReplaceAll(block, "\r\n", "\n"), "\r"), "\r\u0085\u2028\u2029") {
+		lines = map[string]int{}
 	}
-	return m, true
+	return fmMapping(doc.Content[0], 0, lines), lines, true
 }
 
 // fmMaxDepth bounds alias expansion, so a hostile document of nested
@@ -102,24 +144,7 @@ func fmValue(n *yaml.Node, depth int) any {
 		}
 		return out
 	case yaml.MappingNode:
-		out := map[string]any{}
-		var merged []map[string]any
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-				merged = append(merged, fmMergeSources(v, depth+1)...)
-				continue
-			}
-			out[frontMatterKey(fmValue(k, depth+1))] = fmValue(v, depth+1)
-		}
-		for _, src := range merged {
-			for k, v := range src {
-				if _, set := out[k]; !set {
-					out[k] = v
-				}
-			}
-		}
-		return out
+		return fmMapping(n, depth, nil)
 	case yaml.ScalarNode:
 		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 			return n.Value
@@ -134,6 +159,43 @@ func fmValue(n *yaml.Node, depth int) any {
 		return fmPlain(n.Value)
 	}
 	return nil
+}
+
+// fmMapping decodes a mapping node. When lines is not nil it also records
+// there the line of each key, in the same pass, so that a key's line is
+// always that of the value the map holds.
+func fmMapping(n *yaml.Node, depth int, lines map[string]int) map[string]any {
+	type source struct {
+		m    map[string]any
+		line int
+	}
+	out := map[string]any{}
+	var merged []source
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			for _, m := range fmMergeSources(v, depth+1) {
+				merged = append(merged, source{m, k.Line})
+			}
+			continue
+		}
+		key := frontMatterKey(fmValue(k, depth+1))
+		out[key] = fmValue(v, depth+1)
+		if lines != nil {
+			lines[key] = k.Line
+		}
+	}
+	for _, src := range merged {
+		for k, v := range src.m {
+			if _, set := out[k]; !set {
+				out[k] = v
+				if lines != nil {
+					lines[k] = src.line
+				}
+			}
+		}
+	}
+	return out
 }
 
 func fmMergeSources(v *yaml.Node, depth int) []map[string]any {

@@ -57,5 +57,11 @@ func testRegistry() fakeRegistry {
 			return Block("file-present", Message{Text: "missing " + p, Path: p, Severity: SeverityError}), nil
 		}},
 		"degraded": fixed(Degraded("degraded", ErrIntegrationUnavailable)),
+		"warns": fixed(Result{Status: StatusPass, Hook: "warns", Messages: []Message{
+			{Text: "deprecated key", Path: "a.md", Line: 3, Column: 1, Severity: SeverityWarning},
+			{Text: "said as an error", Severity: SeverityError},
+			{Text: "all 3 files looked at", Severity: SeverityInfo},
+		}}),
+		"mute": fixed(Result{Status: StatusBlock, Hook: "mute"}),
 	}
 }

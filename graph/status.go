@@ -1,18 +1,28 @@
 package graph
 
 import (
+	"path"
 	"slices"
 )
 
 // NodeReport is one node's verdict as check reports it. Its JSON keys are the
 // original tool's, so tooling built on that output keeps working.
+//
+// Messages are the original's one-line strings. The keys after attempts
+// are this tool's: Reached is false for a node past the pointer, whose
+// verdict is not a finding yet; Findings are the messages with their hook,
+// severity and place; Hooks say what each hook of the node did, or why it
+// did not run.
 type NodeReport struct {
-	Node     string   `json:"node"`
-	Status   string   `json:"status"`
-	Outcome  string   `json:"outcome"`
-	Messages []string `json:"messages"`
-	Forced   bool     `json:"forced"`
-	Attempts int      `json:"attempts"`
+	Node     string    `json:"node"`
+	Status   string    `json:"status"`
+	Outcome  string    `json:"outcome"`
+	Messages []string  `json:"messages"`
+	Forced   bool      `json:"forced"`
+	Attempts int       `json:"attempts"`
+	Reached  bool      `json:"reached"`
+	Findings []Finding `json:"findings"`
+	Hooks    []HookRun `json:"hooks"`
 }
 
 // Satisfied is pass or skip.
@@ -27,17 +37,27 @@ type StatusReport struct {
 	OK          bool           `json:"ok"`
 	Parked      map[string]any `json:"parked"`
 	Nodes       []NodeReport   `json:"nodes"`
+	// Dir is the item's spec folder, repository-relative: where a report
+	// points for a finding that names no file.
+	Dir string `json:"-"`
 }
 
 // Reached splits the nodes at the pointer: those up to and including the
 // current node are findings, those after it are simply not done yet.
 func (s *StatusReport) Reached() (reached, ahead []NodeReport) {
+	i := s.pointer()
+	return s.Nodes[:i], s.Nodes[i:]
+}
+
+// pointer is the index just past the current node; every node when the
+// current one is not among them.
+func (s *StatusReport) pointer() int {
 	for i, n := range s.Nodes {
 		if n.Node == s.CurrentNode {
-			return s.Nodes[:i+1], s.Nodes[i+1:]
+			return i + 1
 		}
 	}
-	return s.Nodes, nil
+	return len(s.Nodes)
 }
 
 // What makes a report a failure (check --fail-on).
@@ -96,7 +116,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	}
 	skips := rt.DeclaredSkips(st)
 	refused := rt.refusedSkips(st)
-	rep := &StatusReport{WorkItem: id, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
+	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
 		attempts := 0
@@ -104,18 +124,27 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 			attempts = rec.Attempts
 		}
 		if decl, ok := skips[n.ID]; ok {
+			prov := SkipProvenance(decl)
 			rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(StatusSkip), Outcome: OutcomeSkipped,
-				Messages: []string{SkipProvenance(decl)}, Attempts: attempts})
+				Messages: []string{prov}, Attempts: attempts, Findings: []Finding{},
+				Hooks: chainRuns(n, nil, NotRunSkipped+": "+prov)})
 			continue
 		}
 		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, nil))
 		msgs := renderMessages(out.Messages())
-		msgs = append(msgs, out.Warnings...)
+		findings := chainFindings(n.ID, out)
+		for _, w := range out.Warnings {
+			msgs = append(msgs, w.Text)
+		}
 		if slices.Contains(refused, n.ID) {
-			msgs = append(msgs, "graph state declares a skip on this node, which is not skippable; the declaration is refused and has no effect")
+			const refusal = "graph state declares a skip on this node, which is not skippable; the declaration is refused and has no effect"
+			msgs = append(msgs, refusal)
+			findings = append(findings, Finding{Hook: StateHook, Node: n.ID, Severity: SeverityWarning, Text: refusal,
+				Path: path.Join(rt.StateDir(item), StateFile)})
 		}
 		rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(out.Status), Outcome: out.Outcome(),
-			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts})
+			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts,
+			Findings: findings, Hooks: chainRuns(n, &out, "")})
 	}
 	rep.CurrentNode = st.CurrentNode
 	switch {
@@ -128,6 +157,9 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 		rep.CurrentNode = firstUnmet(rep.Nodes, rep.CurrentNode)
 	} else {
 		rep.Parked = st.Parked
+	}
+	for i := range rep.pointer() {
+		rep.Nodes[i].Reached = true
 	}
 	rep.OK = true
 	for _, n := range rep.Nodes {

@@ -53,7 +53,7 @@
 //	skip(*msgs, data=None)    the hook declines to judge
 //	    Each positional argument is a string, a message() or a list (or
 //	    tuple) of those. A bare string is an "error" message under block and
-//	    an "info" message under the others; a block with no message gets one
+//	    a "notice" under the others; a block with no message gets one
 //	    saying so. data is a dict with string keys, converted to plain Go
 //	    values (string, int, float64, bool, nil, []any, map[string]any;
 //	    tuples and sets become lists, structs maps) when the result is made:
@@ -63,9 +63,12 @@
 //	    route. A result has the attributes status, messages, data and
 //	    retriable.
 //
-//	message(text, path=None, line=None, severity="error")
-//	    One finding; severity is "error", "warning" or "info", line counts
-//	    from 1. Attributes text, path, line, severity.
+//	message(text, path=None, line=None, severity="error", column=None)
+//	    One finding; severity is "error", "warning" or "notice" ("info" is
+//	    taken as "notice"), line and column count from 1, and a column
+//	    needs a line. Attributes text, path, line, column, severity. Under
+//	    ok() and skip() an error or warning is reported as a warning and
+//	    fails nothing; a notice says why the hook had nothing to object to.
 //
 //	json      starlark-go's json module: encode, decode, indent, encode_indent
 //	math      starlark-go's math module

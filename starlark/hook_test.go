@@ -30,14 +30,14 @@ hook("x-silent-block", lambda ctx: block())
 		want graph.Result
 	}{
 		{"x-ok", graph.Result{Status: graph.StatusPass, Hook: "x-ok", Retriable: true,
-			Messages: []graph.Message{{Text: "fine", Severity: "info"}},
+			Messages: []graph.Message{{Text: "fine", Severity: "notice"}},
 			Data:     map[string]any{"n": 1, "f": 2.5, "b": true, "z": nil, "l": []any{1, "a"}, "t": []any{1}, "d": map[string]any{"k": "v"}}}},
 		{"x-block", graph.Result{Status: graph.StatusBlock, Hook: "x-block", Retriable: false,
 			Messages: []graph.Message{{Text: "no header", Path: "a.go", Line: 3, Severity: "error"}}}},
 		{"x-block-plain", graph.Result{Status: graph.StatusBlock, Hook: "x-block-plain", Retriable: true,
 			Messages: []graph.Message{{Text: "one", Severity: "error"}, {Text: "two", Severity: "error"}}}},
 		{"x-wait", graph.Result{Status: graph.StatusWait, Hook: "x-wait", Retriable: true,
-			Messages: []graph.Message{{Text: "a human", Severity: "info"}}}},
+			Messages: []graph.Message{{Text: "a human", Severity: "notice"}}}},
 		{"x-skip", graph.Result{Status: graph.StatusSkip, Hook: "x-skip", Retriable: true}},
 		{"x-silent-block", graph.Result{Status: graph.StatusBlock, Hook: "x-silent-block", Retriable: true,
 			Messages: []graph.Message{{Text: "x-silent-block blocked without saying why", Severity: "error"}}}},
@@ -153,8 +153,8 @@ func TestARepositoryHookCannotDeclareAnOutcome(t *testing.T) {
 	if d := out.Results[len(out.Results)-1].Data; d["kept"] != 1 || d["outcome"] != nil {
 		t.Errorf("data %v", d)
 	}
-	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "x-approve declared outcome approved") {
-		t.Errorf("warnings %q", out.Warnings)
+	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0].Text, "x-approve declared outcome approved") {
+		t.Errorf("warnings %+v", out.Warnings)
 	}
 }
 

@@ -26,20 +26,25 @@ func (m *messageValue) String() string {
 	if m.m.Line > 0 {
 		fmt.Fprintf(&b, ", line = %d", m.m.Line)
 	}
+	if m.m.Column > 0 {
+		fmt.Fprintf(&b, ", column = %d", m.m.Column)
+	}
 	fmt.Fprintf(&b, ", severity = %q)", m.m.Severity)
 	return b.String()
 }
 
 // StringSize bounds len(String()): %q writes a byte as at most ten.
 func (m *messageValue) StringSize() uint64 {
-	return 10*uint64(len(m.m.Text)+len(m.m.Path)) + 64
+	return 10*uint64(len(m.m.Text)+len(m.m.Path)) + 96
 }
 
 func (m *messageValue) Type() string          { return "message" }
 func (m *messageValue) Freeze()               {}
 func (m *messageValue) Truth() sl.Bool        { return sl.True }
 func (m *messageValue) Hash() (uint32, error) { return sl.String(m.String()).Hash() }
-func (m *messageValue) AttrNames() []string   { return []string{"line", "path", "severity", "text"} }
+func (m *messageValue) AttrNames() []string {
+	return []string{"column", "line", "path", "severity", "text"}
+}
 
 func (m *messageValue) Attr(name string) (sl.Value, error) {
 	switch name {
@@ -55,6 +60,11 @@ func (m *messageValue) Attr(name string) (sl.Value, error) {
 			return sl.None, nil
 		}
 		return sl.MakeInt(m.m.Line), nil
+	case "column":
+		if m.m.Column <= 0 {
+			return sl.None, nil
+		}
+		return sl.MakeInt(m.m.Column), nil
 	case "severity":
 		return sl.String(m.m.Severity), nil
 	}
@@ -96,7 +106,9 @@ func (r *hookResult) Attr(name string) (sl.Value, error) {
 	return nil, nil
 }
 
-var severities = []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityInfo}
+// severities are what message() accepts: the three findings carry, and
+// "info", the original tool's name for a notice, taken as one.
+var severities = []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityNotice}
 
 // Bounds on the text a result carries out of its call: a hook may return a
 // finding per file of a large tree, but a result is printed, logged and
@@ -115,12 +127,13 @@ const (
 // into alive.
 func kept(s string) string { return strings.Clone(cut(s, maxMessageText)) }
 
-// messageBuiltin is message(text, path=None, line=None, severity="error").
+// messageBuiltin is message(text, path=None, line=None, severity="error",
+// column=None).
 func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var text string
-	var path, line sl.Value = sl.None, sl.None
+	var path, line, column sl.Value = sl.None, sl.None, sl.None
 	severity := graph.SeverityError
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "text", &text, "path?", &path, "line?", &line, "severity?", &severity); err != nil {
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "text", &text, "path?", &path, "line?", &line, "severity?", &severity, "column?", &column); err != nil {
 		return nil, err
 	}
 	// A result outlives its call: its strings are cut and copied (kept).
@@ -132,25 +145,35 @@ func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 	default:
 		return nil, fmt.Errorf("%s: path: got %s, want string or None", b.Name(), path.Type())
 	}
-	switch l := line.(type) {
-	case sl.NoneType:
-	case sl.Int:
-		n, ok := l.Int64()
-		if !ok || n < 1 || n > 1<<31 {
-			return nil, fmt.Errorf("%s: line: got %s, want a line number from 1", b.Name(), l)
-		}
-		m.Line = int(n)
-	default:
-		return nil, fmt.Errorf("%s: line: got %s, want int or None", b.Name(), line.Type())
+	var err error
+	if m.Line, err = position(b.Name(), "line", line); err != nil {
+		return nil, err
 	}
-	valid := false
-	for _, s := range severities {
-		valid = valid || s == severity
+	if m.Column, err = position(b.Name(), "column", column); err != nil {
+		return nil, err
 	}
-	if !valid {
+	if m.Column > 0 && m.Line == 0 {
+		return nil, fmt.Errorf("%s: column %d without a line; give the line too", b.Name(), m.Column)
+	}
+	if m.Severity = graph.NormalSeverity(severity, ""); m.Severity == "" {
 		return nil, fmt.Errorf("%s: severity: got %q, want %s", b.Name(), severity, strings.Join(severities, ", "))
 	}
 	return &messageValue{m}, nil
+}
+
+// position reads a line or column argument: None, or a number from 1.
+func position(fn, what string, v sl.Value) (int, error) {
+	switch v := v.(type) {
+	case sl.NoneType:
+		return 0, nil
+	case sl.Int:
+		n, ok := v.Int64()
+		if !ok || n < 1 || n > 1<<31 {
+			return 0, fmt.Errorf("%s: %s: got %s, want a %s number from 1", fn, what, v, what)
+		}
+		return int(n), nil
+	}
+	return 0, fmt.Errorf("%s: %s: got %s, want int or None", fn, what, v.Type())
 }
 
 // resultBuiltin makes ok, block, wait and skip: each positional argument is
@@ -158,7 +181,7 @@ func messageBuiltin(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 // None; block alone takes retriable. A bare string is an error under block
 // and information under the others.
 func resultBuiltin(name string, status graph.Status) *sl.Builtin {
-	severity := graph.SeverityInfo
+	severity := graph.SeverityNotice
 	if status == graph.StatusBlock {
 		severity = graph.SeverityError
 	}

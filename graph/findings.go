@@ -1,0 +1,154 @@
+package graph
+
+import "fmt"
+
+// Finding is one thing a node's evaluation has to say to whoever reads a
+// report: a message a hook returned, with the hook that returned it (its
+// rule id), the node, a severity a CI system knows and, where known, the
+// place in a file it is about.
+//
+// Every message of the hook that stopped a chain is a finding, at the
+// severity it was given. A hook that passed or skipped may still warn; its
+// warnings are findings, and never fail anything. Its notices say why it
+// passed or skipped and are kept on its HookRun instead, so that a report
+// is not a wall of "nothing to do here".
+type Finding struct {
+	Hook     string `json:"hook"`
+	Node     string `json:"node"`
+	Severity string `json:"severity"`
+	Text     string `json:"text"`
+	Path     string `json:"path,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+}
+
+// StateHook is the rule id of findings about the item's graph state
+// rather than about a hook's verdict (a skip declaration that is refused).
+const StateHook = "graph-state"
+
+// Where is the finding's place as path:line:column, as much as is known;
+// "" when it is about no file.
+func (f Finding) Where() string {
+	switch {
+	case f.Path == "":
+		return ""
+	case f.Line > 0 && f.Column > 0:
+		return fmt.Sprintf("%s:%d:%d", f.Path, f.Line, f.Column)
+	case f.Line > 0:
+		return fmt.Sprintf("%s:%d", f.Path, f.Line)
+	}
+	return f.Path
+}
+
+// HookRun is what one hook of a node's chains did under an evaluation: its
+// status when it ran, and otherwise why it did not (the chain stopped
+// before it, check does not evaluate entry chains, the node is declared
+// skipped). Reason also carries what a hook that skipped or passed said
+// about itself.
+type HookRun struct {
+	Hook     string `json:"hook"`
+	Boundary string `json:"boundary"`
+	Ran      bool   `json:"ran"`
+	Status   string `json:"status,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Reasons a hook did not run under check.
+const (
+	// NotRunEntry: check evaluates exit chains, the node's gate; an entry
+	// chain runs as an item moves into a node.
+	NotRunEntry = "check does not evaluate entry chains: they run as the item enters the node"
+	// NotRunSkipped: a declared skip satisfies the node without a verdict.
+	NotRunSkipped = "the node is declared skipped"
+)
+
+// chainFindings are the findings of one evaluated chain on node.
+func chainFindings(node string, out ChainOutcome) []Finding {
+	fs := []Finding{}
+	for i := range out.Results {
+		r := &out.Results[i]
+		stopped := r == out.Blocking
+		fallback := SeverityNotice
+		if r.Status == StatusBlock {
+			fallback = SeverityError
+		}
+		for _, m := range r.Messages {
+			sev := NormalSeverity(m.Severity, fallback)
+			if !stopped {
+				// A hook that let the chain go on failed nothing: an error
+				// it reports is a warning, and its notices are its own.
+				if sev == SeverityNotice {
+					continue
+				}
+				sev = SeverityWarning
+			}
+			fs = append(fs, Finding{Hook: r.Hook, Node: node, Severity: sev, Text: m.Text,
+				Path: m.Path, Line: max(m.Line, 0), Column: max(m.Column, 0)})
+		}
+		if stopped && len(r.Messages) == 0 {
+			// An unmet node always says something, if only who stopped it.
+			fs = append(fs, Finding{Hook: r.Hook, Node: node, Severity: fallback, Text: silentStop(r)})
+		}
+	}
+	for _, w := range out.Warnings {
+		w.Node = node
+		fs = append(fs, w)
+	}
+	return fs
+}
+
+func silentStop(r *Result) string {
+	if r.Status == StatusWait {
+		return fmt.Sprintf("%s is waiting, and gave no reason", r.Hook)
+	}
+	return fmt.Sprintf("%s blocked, and gave no reason", r.Hook)
+}
+
+// chainRuns lists what each hook of the exit chain entries did in out,
+// and the entry chain as not run by check.
+func chainRuns(n *Node, out *ChainOutcome, skipped string) []HookRun {
+	runs := make([]HookRun, 0, len(n.Entry)+len(n.Exit))
+	for _, e := range n.Entry {
+		runs = append(runs, HookRun{Hook: e.Hook, Boundary: string(Entry), Reason: NotRunEntry})
+	}
+	for i, e := range n.Exit {
+		run := HookRun{Hook: e.Hook, Boundary: string(Exit)}
+		switch {
+		case out == nil:
+			run.Reason = skipped
+		case i < len(out.Results):
+			r := out.Results[i]
+			run.Ran, run.Status = true, string(r.Status)
+			if r.Status == StatusPass || r.Status == StatusSkip {
+				run.Reason = ownNotices(r)
+			}
+		case out.Blocking != nil:
+			run.Reason = fmt.Sprintf("the chain stopped at %s, which %s", out.Blocking.Hook, verbed(out.Blocking.Status))
+		}
+		runs = append(runs, run)
+	}
+	return runs
+}
+
+func verbed(s Status) string {
+	if s == StatusWait {
+		return "waits"
+	}
+	return "blocked"
+}
+
+// ownNotices joins what a hook that passed or skipped said at notice
+// severity: why it had nothing to object to.
+func ownNotices(r Result) string {
+	s := ""
+	for _, m := range r.Messages {
+		if NormalSeverity(m.Severity, SeverityNotice) != SeverityNotice {
+			continue
+		}
+		if s != "" {
+			s += "; "
+		}
+		s += m.Render()
+	}
+	return s
+}

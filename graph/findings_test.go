@@ -1,0 +1,153 @@
+package graph
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func findingsReport(t *testing.T, at string) *StatusReport {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "docs/specs/item"), 0o755)
+	co, err := checkoutOf(t, dir).WithSpecDir("docs/specs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &Runtime{Checkout: co, Graph: mustCompile(t, "testdata/findings.yaml"), Events: &recorder{}}
+	if at != "" {
+		if _, err := rt.Force("item", at, "test", "me"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := rt.Status("item", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func node(t *testing.T, rep *StatusReport, id string) NodeReport {
+	t.Helper()
+	for _, n := range rep.Nodes {
+		if n.Node == id {
+			return n
+		}
+	}
+	t.Fatalf("no node %s in %+v", id, rep.Nodes)
+	return NodeReport{}
+}
+
+func TestAWarningFromAPassingHookIsAFindingThatFailsNothing(t *testing.T) {
+	rep := findingsReport(t, "")
+	lint := node(t, rep, "lint")
+	if lint.Status != "pass" || len(lint.Messages) != 0 {
+		t.Fatalf("lint: got %s %q, want a pass whose messages (the original's key) stay empty", lint.Status, lint.Messages)
+	}
+	want := []Finding{
+		{Hook: "warns", Node: "lint", Severity: SeverityWarning, Text: "deprecated key", Path: "a.md", Line: 3, Column: 1},
+		{Hook: "warns", Node: "lint", Severity: SeverityWarning, Text: "said as an error"},
+	}
+	if !reflect.DeepEqual(lint.Findings, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", lint.Findings, want)
+	}
+}
+
+func TestAHookThatPassedOrSkippedKeepsItsNoticesToItself(t *testing.T) {
+	rep := findingsReport(t, "")
+	lint := node(t, rep, "lint")
+	want := []HookRun{
+		{Hook: "ok", Boundary: "entry", Reason: NotRunEntry},
+		{Hook: "warns", Boundary: "exit", Ran: true, Status: "pass", Reason: "all 3 files looked at"},
+		{Hook: "nothing", Boundary: "exit", Ran: true, Status: "skip", Reason: "not applicable"},
+		{Hook: "ok", Boundary: "exit", Ran: true, Status: "pass"},
+	}
+	if !reflect.DeepEqual(lint.Hooks, want) {
+		t.Errorf("hooks:\n got %+v\nwant %+v", lint.Hooks, want)
+	}
+}
+
+func TestHooksAfterABlockSayWhyTheyDidNotRun(t *testing.T) {
+	build := node(t, findingsReport(t, "build"), "build")
+	want := []HookRun{
+		{Hook: "deny", Boundary: "exit", Ran: true, Status: "block"},
+		{Hook: "ok", Boundary: "exit", Reason: "the chain stopped at deny, which blocked"},
+	}
+	if !reflect.DeepEqual(build.Hooks, want) {
+		t.Errorf("hooks:\n got %+v\nwant %+v", build.Hooks, want)
+	}
+	if len(build.Findings) != 1 || build.Findings[0] != (Finding{Hook: "deny", Node: "build", Severity: SeverityError, Text: "denied"}) {
+		t.Errorf("findings: got %+v", build.Findings)
+	}
+}
+
+func TestAnUnmetNodeAlwaysHasAFinding(t *testing.T) {
+	rep := findingsReport(t, "review")
+	mute := node(t, rep, "mute")
+	if len(mute.Findings) != 1 || mute.Findings[0].Severity != SeverityError || mute.Findings[0].Hook != "mute" {
+		t.Errorf("a block without a message: got %+v, want one error naming the hook", mute.Findings)
+	}
+	review := node(t, rep, "review")
+	if len(review.Findings) != 1 || review.Findings[0].Severity != SeverityNotice || review.Findings[0].Text != "no authorized feedback yet" {
+		t.Errorf("a wait: got %+v, want its reason as a notice", review.Findings)
+	}
+}
+
+func TestNodesPastThePointerAreNotReached(t *testing.T) {
+	rep := findingsReport(t, "build")
+	got := map[string]bool{}
+	for _, n := range rep.Nodes {
+		got[n.Node] = n.Reached
+	}
+	want := map[string]bool{"lint": true, "build": true, "mute": false, "review": false, "done": false}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reached: got %v, want %v", got, want)
+	}
+}
+
+func TestADeclaredSkipRunsNoHook(t *testing.T) {
+	rt, _ := newRuntime(t)
+	if _, err := rt.DeclareSkips("item", []string{"draft"}, "small change", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := rt.Status("item", false)
+	draft := node(t, rep, "draft")
+	if len(draft.Hooks) != 1 || draft.Hooks[0].Ran || draft.Hooks[0].Reason == "" || len(draft.Findings) != 0 {
+		t.Errorf("draft: got hooks %+v findings %+v, want its hook not run, saying why, and no finding", draft.Hooks, draft.Findings)
+	}
+}
+
+func TestARefusedSkipIsAWarningAboutTheStateFile(t *testing.T) {
+	rt, _ := newRuntime(t)
+	st := NewState("item")
+	st.Skips["select"] = map[string]any{"via": "hand"}
+	st.Save(rt.Checkout, "docs/specs/item")
+	rep, _ := rt.Status("item", false)
+	var got *Finding
+	for _, f := range node(t, rep, "select").Findings {
+		if f.Hook == StateHook {
+			got = &f
+		}
+	}
+	if got == nil || got.Severity != SeverityWarning || got.Path != "docs/specs/item/graph-state.json" {
+		t.Errorf("got %+v, want a warning on the state file", got)
+	}
+}
+
+func TestFindingWhere(t *testing.T) {
+	for _, c := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{}, ""},
+		{Finding{Path: "a.md"}, "a.md"},
+		{Finding{Path: "a.md", Line: 3}, "a.md:3"},
+		{Finding{Path: "a.md", Line: 3, Column: 7}, "a.md:3:7"},
+		{Finding{Line: 3}, ""},
+	} {
+		if got := c.f.Where(); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.f, got, c.want)
+		}
+	}
+}
