@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/the-loop/the-loop/policy"
 )
@@ -14,7 +15,7 @@ type CheckCmd struct {
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
 	Base      string `help:"A git revision: hooks see the paths changed since it as ctx.changed (runs a read-only git diff)." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
-	Format    string `help:"Output format (${enum})." enum:"${checkFormats}" default:"table"`
+	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
 	LoopFlags
 }
 
@@ -56,9 +57,11 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	case err != nil:
 		return err
 	}
-	if err := checkFormats[c.Format].write(out, reports, checkView{All: c.All, FailOn: c.FailOn, Unevaluated: len(failed)}); err != nil {
+	view := c.view(e, failed)
+	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
 		return err
 	}
+	printNotes(out, view.Notes)
 	for _, f := range failed {
 		fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(f.Err.Error()))
 	}
@@ -71,4 +74,15 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		}
 	}
 	return nil
+}
+
+func (c *CheckCmd) outputFormat() string { return c.Format }
+
+// view is how the reports are written: the engine's notes are taken here,
+// so that a format that can carry them (github, sarif) does.
+func (c *CheckCmd) view(e *policy.Engine, failed policy.ItemsError) checkView {
+	return checkView{
+		All: c.All, FailOn: c.FailOn, Unevaluated: failed, Notes: e.Notes(),
+		GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version(),
+	}
 }

@@ -68,31 +68,85 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{
-			"checkFormats": strings.Join(checkFormatNames(), ","),
-			"textFormats":  "text,json",
-			"version":      version(),
+			"reportFormats": strings.Join(reportFormatNames(), ","),
+			"textFormats":   "text,json",
+			"version":       version(),
 		},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
 		return 2
 	}
+	out := newOutput(stdout, stderr)
 	ctx, err := parser.Parse(args)
 	if exit >= 0 {
 		return exit // --help, or kong's own exit
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
-		return 2
+		return reportAs(err, out, asksForJSON(args))
 	}
-	out := newOutput(stdout, stderr)
 	err = ctx.Run(&cli.Globals, out)
 	if cli.opened != nil {
-		for _, n := range cli.opened.Notes() {
-			fmt.Fprintf(out.Stderr, "the-loop: note: %s\n", visible(n))
+		printNotes(out, cli.opened.Notes())
+	}
+	return reportAs(err, out, selectedFormat(ctx) == "json")
+}
+
+// formatted is a verb with a --format flag.
+type formatted interface{ outputFormat() string }
+
+// selectedFormat is the --format of the verb ctx selected, "" for one
+// without.
+func selectedFormat(ctx *kong.Context) string {
+	if n := ctx.Selected(); n != nil && n.Target.CanAddr() {
+		if f, ok := n.Target.Addr().Interface().(formatted); ok {
+			return f.outputFormat()
+		}
+	}
+	return ""
+}
+
+// asksForJSON reports whether args ask for JSON, for an error found before
+// they could be parsed.
+func asksForJSON(args []string) bool {
+	for i, a := range args {
+		if a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] == "json") {
+			return true
+		}
+	}
+	return false
+}
+
+// reportAs is report, and under --format json an error is also a JSON
+// object on stdout, so that a caller parsing stdout always parses JSON.
+func reportAs(err error, out *Output, asJSON bool) int {
+	var code exitCode
+	if err != nil && !errors.As(err, &code) && asJSON {
+		obj := map[string]any{"error": err.Error()}
+		var ce *graph.ConfigError
+		if errors.As(err, &ce) {
+			if ce.File != "" {
+				obj["file"] = ce.File
+			}
+			if ce.Line > 0 {
+				obj["line"] = ce.Line
+			}
+			if ce.Key != "" {
+				obj["key"] = ce.Key
+			}
+		}
+		if werr := writeJSON(out, obj); werr != nil {
+			fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(werr.Error()))
 		}
 	}
 	return report(err, out.Stderr)
+}
+
+// printNotes says the engine's notes on stderr, one line each.
+func printNotes(out *Output, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(out.Stderr, "the-loop: note: %s\n", visible(n))
+	}
 }
 
 // report maps a command's error to an exit code, printing anything that is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/the-loop/the-loop/policy"
 )
@@ -13,30 +14,44 @@ type ConfigCmd struct {
 }
 
 // ConfigValidateCmd is `the-loop config validate`.
-type ConfigValidateCmd struct{}
+type ConfigValidateCmd struct {
+	TextFormat
+}
+
+// ConfigReport is what config validate found: the files read (""
+// where none was found and defaults apply) and the spec directory.
+type ConfigReport struct {
+	Harness string `json:"harness"`
+	CLI     string `json:"cli"`
+	SpecDir string `json:"specDir"`
+}
 
 func (c *ConfigValidateCmd) Run(g *Globals, out *Output) error {
 	e, err := g.open(out)
 	if err != nil {
 		return err
 	}
-	for _, line := range []struct{ what, path string }{
-		{"harness config", e.Harness.Path},
-		{"CLI config", e.CLI.Path},
-	} {
-		if line.path == "" {
-			fmt.Fprintf(out.Stdout, "%s: none found, defaults apply\n", line.what)
-			continue
+	rep := ConfigReport{Harness: e.Harness.Path, CLI: e.CLI.Path, SpecDir: e.SpecDirRel()}
+	return c.write(out, rep, func(w io.Writer) error {
+		for _, line := range []struct{ what, path string }{
+			{"harness config", rep.Harness},
+			{"CLI config", rep.CLI},
+		} {
+			if line.path == "" {
+				fmt.Fprintf(w, "%s: none found, defaults apply\n", line.what)
+				continue
+			}
+			fmt.Fprintf(w, "%s: %s is valid\n", line.what, visible(line.path))
 		}
-		fmt.Fprintf(out.Stdout, "%s: %s is valid\n", line.what, visible(line.path))
-	}
-	fmt.Fprintf(out.Stdout, "spec directory: %s\n", visible(e.SpecDirRel()))
-	return nil
+		_, err := fmt.Fprintf(w, "spec directory: %s\n", visible(rep.SpecDir))
+		return err
+	})
 }
 
 // ConfigSchemaCmd is `the-loop config schema`.
 type ConfigSchemaCmd struct {
 	Which string `arg:"" optional:"" enum:"harness,cli" default:"harness" help:"Which schema: harness or cli."`
+	JSONFormat
 }
 
 func (c *ConfigSchemaCmd) Run(g *Globals, out *Output) error {

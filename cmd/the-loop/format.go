@@ -1,40 +1,92 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"slices"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/policy"
 )
 
-// checkFormat renders check's reports.
-type checkFormat interface {
+// reportFormat renders what a verb that evaluates work items found: check,
+// and graph status. Each lives in its own file (format_*.go) with its own
+// golden test.
+type reportFormat interface {
 	write(out *Output, reports []*graph.StatusReport, view checkView) error
 }
 
-// checkView is how check was asked: All is --all, whose output is a list
-// even for one item; FailOn is the rule that decides what counts as
-// failing; Unevaluated is how many items could not be evaluated at all
-// (they are named on stderr, and have no report).
+// checkView is how the verb was asked, and what it has to say beside the
+// reports. All is --all (or --changed), whose output is a list even for
+// one item; FailOn is the rule that decides what counts as failing;
+// Unevaluated are the items that could not be evaluated at all (they are
+// also named on stderr, and have no report); Notes are notices about the run
+// itself, such as a change that edits the gate's own files; Status is set
+// by graph status, whose text lists every reached node.
 type checkView struct {
 	All         bool
 	FailOn      string
-	Unevaluated int
+	Unevaluated []policy.ItemFailure
+	Notes       []string
+	Status      bool
+	// GitHub is the Actions environment the github format links and
+	// summarises into; zero outside Actions.
+	GitHub githubEnv
+	// Version names the tool in formats that record it.
+	Version string
 }
 
-// checkFormats is the registry the --format enum is built from, so help
+// total is every item the verb was asked about.
+func (v checkView) total(reports []*graph.StatusReport) int { return len(reports) + len(v.Unevaluated) }
+
+// tally is "N/M work items satisfied", and how many could not be
+// evaluated.
+func (v checkView) tally(reports []*graph.StatusReport) string {
+	what := "satisfied"
+	if v.FailOn == graph.FailOnBlock {
+		what = "not blocked"
+	}
+	s := fmt.Sprintf("%d/%d work items %s", v.satisfied(reports), v.total(reports), what)
+	if len(v.Unevaluated) > 0 {
+		s += fmt.Sprintf("; %d could not be evaluated", len(v.Unevaluated))
+	}
+	return s
+}
+
+// satisfied counts the reports that pass the FailOn rule.
+func (v checkView) satisfied(reports []*graph.StatusReport) int {
+	n := 0
+	for _, r := range reports {
+		if !r.Fails(v.FailOn) {
+			n++
+		}
+	}
+	return n
+}
+
+// reportFormats is the registry the --format enum is built from, so help
 // text and validation never drift from what exists.
-var checkFormats = map[string]checkFormat{
-	"table": tableFormat{},
-	"text":  tableFormat{}, // the name every other verb uses for it
-	"json":  jsonFormat{},
+var reportFormats = map[string]reportFormat{
+	"table":  textFormat{}, // check's name for text, kept for scripts that use it
+	"text":   textFormat{},
+	"json":   jsonFormat{},
+	"github": githubFormat{},
+	"sarif":  sarifFormat{},
+	"junit":  junitFormat{},
 }
 
-func checkFormatNames() []string { return slices.Sorted(maps.Keys(checkFormats)) }
+func reportFormatNames() []string { return slices.Sorted(maps.Keys(reportFormats)) }
 
-// TextFormat is the --format flag of every verb other than check: text for
-// people, or the answer as JSON.
+// shown are the nodes the CI formats report: those reached. A node past
+// the pointer is not done yet, and its verdict is not a finding.
+func shown(r *graph.StatusReport) []graph.NodeReport {
+	reached, _ := r.Reached()
+	return reached
+}
+
+// TextFormat is the --format flag of the verbs that answer with one
+// object: text for people, or the answer as JSON.
 type TextFormat struct {
 	Format string `help:"Output format (${enum})." enum:"${textFormats}" default:"text"`
 }
@@ -46,3 +98,13 @@ func (f TextFormat) write(out *Output, v any, text func(io.Writer) error) error 
 	}
 	return text(out.Stdout)
 }
+
+func (f TextFormat) outputFormat() string { return f.Format }
+
+// JSONFormat is the --format flag of a verb whose answer is always JSON:
+// accepted, so that every verb takes --format json.
+type JSONFormat struct {
+	Format string `help:"Output format: json, the only one this verb has." enum:"json" default:"json"`
+}
+
+func (f JSONFormat) outputFormat() string { return f.Format }

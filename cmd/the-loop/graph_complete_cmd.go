@@ -5,6 +5,7 @@ type GraphCompleteCmd struct {
 	Item  string `arg:"" help:"Work item id."`
 	Node  string `help:"The node the claim is about (default: the current node)." placeholder:"NODE"`
 	Actor string `help:"Who is claiming completion." placeholder:"WHO"`
+	JSONFormat
 	LoopFlags
 	RefFlag
 	EventFlags

@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // GraphForceCmd is `the-loop graph force`.
 type GraphForceCmd struct {
@@ -8,6 +11,7 @@ type GraphForceCmd struct {
 	To     string `help:"Target node id." required:"" placeholder:"NODE"`
 	Reason string `help:"Why you are bypassing the gate (required)." required:""`
 	Actor  string `help:"Who is forcing this." placeholder:"WHO"`
+	TextFormat
 	LoopFlags
 	RefFlag
 }
@@ -21,10 +25,12 @@ func (c *GraphForceCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out.Stdout, "forced %s: %s -> %s\n  reason: %s\n", visible(c.Item), res.FromNode, res.ToNode, visible(res.Reason))
-	for _, w := range res.Warnings {
-		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", visible(w))
-	}
-	fmt.Fprintln(out.Stdout, "  note: this moved the pointer only; the bypassed gate keeps its real verdict, so `the-loop check --recompute` still reports it.")
-	return nil
+	return c.write(out, res, func(w io.Writer) error {
+		fmt.Fprintf(w, "forced %s: %s -> %s\n  reason: %s\n", visible(c.Item), res.FromNode, res.ToNode, visible(res.Reason))
+		for _, warning := range res.Warnings {
+			fmt.Fprintf(w, "  WARNING: %s\n", visible(warning))
+		}
+		_, err := fmt.Fprintln(w, "  note: this moved the pointer only; the bypassed gate keeps its real verdict, so `the-loop check --recompute` still reports it.")
+		return err
+	})
 }

@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // GraphSkipCmd is `the-loop graph skip`.
 type GraphSkipCmd struct {
@@ -9,6 +12,7 @@ type GraphSkipCmd struct {
 	Node   []string `help:"A skippable node id or skip-set name (repeatable; the same as a positional)." placeholder:"NODE"`
 	Reason string   `help:"Why the work item does not walk these phases (required)." required:""`
 	Actor  string   `help:"Who is declaring this." placeholder:"WHO"`
+	TextFormat
 	LoopFlags
 	RefFlag
 }
@@ -28,14 +32,20 @@ func (c *GraphSkipCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range res.Declared {
-		fmt.Fprintf(out.Stdout, "declared: %s will be skipped\n", n)
-	}
-	for _, r := range res.Rejected {
-		fmt.Fprintf(out.Stdout, "rejected: %s (%s)\n", visible(r.Token), visible(r.Why))
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(out.Stdout, "  WARNING: %s\n", visible(w))
+	err = c.write(out, res, func(w io.Writer) error {
+		for _, n := range res.Declared {
+			fmt.Fprintf(w, "declared: %s will be skipped\n", n)
+		}
+		for _, r := range res.Rejected {
+			fmt.Fprintf(w, "rejected: %s (%s)\n", visible(r.Token), visible(r.Why))
+		}
+		for _, warning := range res.Warnings {
+			fmt.Fprintf(w, "  WARNING: %s\n", visible(warning))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(res.Declared) == 0 {
 		return exitCode(1)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strings"
+	"os"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -12,7 +10,7 @@ import (
 type GraphStatusCmd struct {
 	Item      string `arg:"" help:"Work item id."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	TextFormat
+	Format    string `help:"Output format (${enum}); text lists every node up to the pointer, the others are check's." enum:"${reportFormats}" default:"text"`
 	LoopFlags
 }
 
@@ -25,29 +23,15 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	r := reports[0]
-	if err := c.write(out, r, func(w io.Writer) error { return writeStatus(w, r) }); err != nil {
+	view := checkView{FailOn: graph.FailOnUnmet, Status: true, Notes: e.Notes(), GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version()}
+	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
 		return err
 	}
-	if !r.OK {
+	printNotes(out, view.Notes)
+	if !reports[0].OK {
 		return exitCode(1)
 	}
 	return nil
 }
 
-// writeStatus lists every node up to the pointer, met or not, where check's
-// table lists only the unmet ones.
-func writeStatus(w io.Writer, r *graph.StatusReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: at %s\n", visible(r.WorkItem), visible(r.CurrentNode))
-	if r.Parked != nil {
-		fmt.Fprintf(&b, "  parked since %s\n", visible(fmt.Sprint(r.Parked["since"])))
-	}
-	reached, ahead := r.Reached()
-	for _, n := range reached {
-		writeNode(&b, n)
-	}
-	writeAhead(&b, ahead)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
+func (c *GraphStatusCmd) outputFormat() string { return c.Format }

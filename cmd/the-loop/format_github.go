@@ -1,0 +1,264 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
+)
+
+// githubFormat writes GitHub Actions workflow commands: an annotation per
+// finding of every reached node, grouped per work item, and, when the step
+// has a summary file, a Markdown table of the unmet nodes appended to it.
+//
+// Everything a finding holds comes from the checkout under review, so every
+// value is escaped as the runner requires: a message cannot end its line
+// and start a command of its own, and a file name cannot add a property.
+type githubFormat struct{}
+
+// githubEnv is what the github format reads from the Actions environment.
+type githubEnv struct {
+	// Summary is $GITHUB_STEP_SUMMARY, the file a step appends Markdown to.
+	Summary string
+	// Blob is the URL files link to, ending in the commit:
+	// $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA; "" links
+	// nothing.
+	Blob string
+	// Prefix is the repository's place in the workspace, slash-separated
+	// ("" at its root): annotations and links name files from the
+	// workspace root, the checkout GitHub knows.
+	Prefix string
+}
+
+// githubEnvFrom reads the Actions environment for a repository rooted at
+// root.
+func githubEnvFrom(getenv func(string) string, root string) githubEnv {
+	env := githubEnv{Summary: getenv("GITHUB_STEP_SUMMARY")}
+	server, slug, sha := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_SHA")
+	if server != "" && slug != "" && sha != "" {
+		env.Blob = strings.TrimSuffix(server, "/") + "/" + slug + "/blob/" + sha
+	}
+	if ws := getenv("GITHUB_WORKSPACE"); ws != "" {
+		if real, err := filepath.EvalSymlinks(ws); err == nil {
+			ws = real
+		}
+		rel, err := filepath.Rel(ws, root)
+		if err == nil && rel != "." && filepath.IsLocal(rel) {
+			env.Prefix = filepath.ToSlash(rel)
+		}
+	}
+	return env
+}
+
+// Annotation limits GitHub displays: past them, commands still reach the
+// log but are not shown on the pull request.
+const githubShownPerType = 10
+
+// maxStepSummary keeps what this step appends under GitHub's 1 MiB limit
+// for a step's summary, with room to spare.
+const maxStepSummary = 1000 << 10
+
+func (githubFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
+	var b strings.Builder
+	counts := map[string]int{}
+	for _, n := range view.Notes {
+		fmt.Fprintf(&b, "::notice title=the-loop::%s\n", ghData(n))
+	}
+	for _, r := range reports {
+		fmt.Fprintf(&b, "::group::%s\n", ghData(itemHeadline(r)))
+		for _, n := range shown(r) {
+			for _, f := range n.Findings {
+				counts[f.Severity]++
+				writeAnnotation(&b, r, f, view.GitHub.Prefix)
+			}
+		}
+		b.WriteString("::endgroup::\n")
+	}
+	for _, f := range view.Unevaluated {
+		fmt.Fprintf(&b, "::error title=the-loop::%s\n", ghData(f.Item+" could not be evaluated: "+f.Err.Error()))
+	}
+	fmt.Fprintf(&b, "the-loop: %s\n", view.tally(reports))
+	for _, sev := range []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityNotice} {
+		if counts[sev] > githubShownPerType {
+			fmt.Fprintf(&b, "the-loop: %d %ss; GitHub shows the first %d as annotations, the log and the step summary hold them all\n", counts[sev], sev, githubShownPerType)
+		}
+	}
+	if _, err := io.WriteString(out.Stdout, b.String()); err != nil {
+		return err
+	}
+	if view.GitHub.Summary != "" {
+		if err := appendFile(view.GitHub.Summary, stepSummary(reports, view)); err != nil {
+			// The annotations and the exit code are the gate; a summary that
+			// cannot be written is said, not fatal.
+			fmt.Fprintf(out.Stderr, "the-loop: warning: could not write the step summary: %v\n", err)
+		}
+	}
+	return nil
+}
+
+func itemHeadline(r *graph.StatusReport) string {
+	verdict := "UNMET"
+	if r.OK {
+		verdict = "ok"
+	}
+	return fmt.Sprintf("%s: %s (at %s)", r.WorkItem, verdict, r.CurrentNode)
+}
+
+// writeAnnotation is one finding as a workflow command. A finding about no
+// file, or about a path that is not one inside the repository, is
+// annotated on the run rather than on a file.
+func writeAnnotation(b *strings.Builder, r *graph.StatusReport, f graph.Finding, prefix string) {
+	cmd := f.Severity
+	if cmd != graph.SeverityError && cmd != graph.SeverityWarning {
+		cmd = graph.SeverityNotice
+	}
+	var props []string
+	text := fmt.Sprintf("%s · %s: %s", r.WorkItem, f.Node, f.Text)
+	if p, ok := repoPath(f.Path); ok {
+		props = append(props, "file="+ghProp(path.Join(prefix, p)))
+		if f.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", f.Line))
+			if f.Column > 0 {
+				props = append(props, fmt.Sprintf("col=%d", f.Column))
+			}
+		}
+	} else if f.Path != "" {
+		text += " (" + f.Path + ")"
+	}
+	props = append(props, "title="+ghProp("the-loop/"+f.Hook))
+	fmt.Fprintf(b, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(text))
+}
+
+// repoPath is p cleaned when it names a file inside the repository.
+func repoPath(p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	c, err := repo.Clean(p)
+	if err != nil || c == "." {
+		return "", false
+	}
+	return c, true
+}
+
+// ghData escapes a workflow command's message.
+var ghData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace
+
+// ghProp escapes a workflow command's property value.
+var ghProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace
+
+// stepSummary is the Markdown appended to the step summary: the tally, then
+// a row per work item and unmet reached node (one row for an item with
+// none), linking each finding to its file.
+func stepSummary(reports []*graph.StatusReport, view checkView) string {
+	var b strings.Builder
+	b.WriteString("## the-loop check\n\n")
+	fmt.Fprintf(&b, "%s\n\n", mdText(view.tally(reports)))
+	for _, f := range view.Unevaluated {
+		fmt.Fprintf(&b, "- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(f.Err.Error()))
+	}
+	if len(view.Unevaluated) > 0 {
+		b.WriteString("\n")
+	}
+	for _, n := range view.Notes {
+		fmt.Fprintf(&b, "> %s\n\n", mdText(n))
+	}
+	if len(reports) == 0 {
+		return b.String()
+	}
+	b.WriteString("| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
+	left := 0
+	for _, r := range reports {
+		verdict := "✅ ok"
+		if r.Fails(view.FailOn) {
+			verdict = "❌ unmet"
+		} else if !r.OK {
+			verdict = "⏳ waiting"
+		}
+		var lines []string
+		for _, n := range shown(r) {
+			if n.Satisfied() {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, view.GitHub)))
+		}
+		if len(lines) == 0 {
+			lines = append(lines, fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
+		}
+		for _, l := range lines {
+			// Room is kept for the line that says how many were left out.
+			if left > 0 || b.Len()+len(l) > maxStepSummary-256 {
+				left++
+				continue
+			}
+			b.WriteString(l)
+		}
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n%d more row(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
+	}
+	return b.String()
+}
+
+// summaryFindings is a node's findings as one table cell.
+func summaryFindings(n graph.NodeReport, env githubEnv) string {
+	parts := make([]string, 0, len(n.Findings))
+	for _, f := range n.Findings {
+		s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text))
+		if f.Severity == graph.SeverityWarning {
+			s = "⚠️ " + s
+		}
+		if p, ok := repoPath(f.Path); ok {
+			where := f.Where()
+			if env.Blob != "" {
+				link := env.Blob + "/" + escapePath(path.Join(env.Prefix, p))
+				if f.Line > 0 {
+					link += fmt.Sprintf("#L%d", f.Line)
+				}
+				s += fmt.Sprintf(" ([%s](%s))", mdText(where), link)
+			} else {
+				s += " (" + mdText(where) + ")"
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "<br>")
+}
+
+// mdText is s as inert Markdown table text: nothing in it can close the
+// cell, start a link or markup, or be read as HTML.
+var mdText = strings.NewReplacer(
+	"\\", "\\\\", "|", "\\|", "\r", " ", "\n", " ",
+	"<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"[", "\\[", "]", "\\]", "*", "\\*", "_", "\\_", "`", "\\`", "!", "\\!",
+).Replace
+
+// mdCode is s inside a code span: backticks and cell ends removed.
+var mdCode = strings.NewReplacer("`", "'", "|", "/", "\r", " ", "\n", " ").Replace
+
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// appendFile appends s to the file at name, as GitHub expects a step to.
+func appendFile(name, s string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// textFormat is for people: per item a verdict line, then the unmet nodes
+// up to the pointer with their findings, and the warnings of those that
+// are met. Nodes beyond the pointer are not findings, only not done yet,
+// so they are counted rather than listed. graph status lists every reached
+// node instead.
+type textFormat struct{}
+
+func (textFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
+	var b strings.Builder
+	for _, r := range reports {
+		if view.Status {
+			writeStatus(&b, r)
+			continue
+		}
+		verdict := "UNMET"
+		if r.OK {
+			verdict = "ok"
+		}
+		fmt.Fprintf(&b, "%s: %s (at %s)\n", visible(r.WorkItem), verdict, visible(r.CurrentNode))
+		reached, ahead := r.Reached()
+		for _, n := range reached {
+			if !n.Satisfied() || hasWarnings(n) {
+				writeNode(&b, n)
+			}
+		}
+		if !view.All {
+			writeAhead(&b, ahead)
+		}
+	}
+	if view.All {
+		fmt.Fprintf(&b, "\n%s\n", view.tally(reports))
+	}
+	_, err := io.WriteString(out.Stdout, b.String())
+	return err
+}
+
+// writeStatus lists every node up to the pointer, met or not, where
+// check's text lists only the unmet ones.
+func writeStatus(b *strings.Builder, r *graph.StatusReport) {
+	fmt.Fprintf(b, "%s: at %s\n", visible(r.WorkItem), visible(r.CurrentNode))
+	if r.Parked != nil {
+		fmt.Fprintf(b, "  parked since %s\n", visible(fmt.Sprint(r.Parked["since"])))
+	}
+	reached, ahead := r.Reached()
+	for _, n := range reached {
+		writeNode(b, n)
+	}
+	writeAhead(b, ahead)
+}
+
+func hasWarnings(n graph.NodeReport) bool {
+	for _, f := range n.Findings {
+		if f.Severity == graph.SeverityWarning {
+			return true
+		}
+	}
+	return false
+}
+
+// writeNode is a node's status line and its findings, each with its place:
+// the findings of a met node are only warnings, and say so.
+func writeNode(b *strings.Builder, n graph.NodeReport) {
+	flag := ""
+	if n.Forced {
+		flag = " (forced)"
+	}
+	fmt.Fprintf(b, "  %-6s %s%s\n", statusMark(n.Status), visible(n.Node), flag)
+	if n.Status == string(graph.StatusSkip) && len(n.Findings) == 0 {
+		// A declared skip: its provenance is the one thing to say.
+		for _, m := range n.Messages {
+			fmt.Fprintf(b, "         - %s\n", visible(m))
+		}
+		return
+	}
+	for _, f := range n.Findings {
+		prefix := ""
+		if f.Severity == graph.SeverityWarning {
+			prefix = "warning: "
+		}
+		text := f.Text
+		if w := f.Where(); w != "" {
+			text += " (" + w + ")"
+		}
+		fmt.Fprintf(b, "         - %s%s\n", prefix, visible(text))
+	}
+}
+
+func statusMark(s string) string {
+	switch s {
+	case "pass":
+		return "ok"
+	case "skip":
+		return "--"
+	case "wait":
+		return "wait"
+	}
+	return strings.ToUpper(s)
+}
+
+// writeAhead counts the unmet nodes beyond the pointer, when there are any.
+func writeAhead(b *strings.Builder, ahead []graph.NodeReport) {
+	pending := 0
+	for _, n := range ahead {
+		if !n.Satisfied() {
+			pending++
+		}
+	}
+	if pending > 0 {
+		fmt.Fprintf(b, "  ....   %d node(s) ahead not met yet\n", pending)
+	}
+}
