@@ -29,7 +29,14 @@
 // seccomp filter refuses openat2, the same rules hold through [os.Root].
 //
 // To open the repository a verb runs in, use [Find] then [Open]; to address
-// a work item, [Checkout.WithSpecDir] then [Checkout.Item]. A Checkout is
-// immutable and safe for concurrent use. This package imports nothing else
-// of the-loop's.
+// a work item, [Checkout.WithSpecDir] then [Checkout.Item].
+//
+// To compare with a git revision, [Checkout.Changes] lists the paths a
+// change makes since a base, and [Checkout.Revision] reads the files a
+// commit holds from git's object store, following no link. Both run the
+// git binary, write nothing to the repository, and fail with a one-line
+// [*GitError].
+//
+// A Checkout is immutable and safe for concurrent use. This package
+// imports nothing else of the-loop's.
 package repo
