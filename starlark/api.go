@@ -57,6 +57,13 @@ type Options struct {
 	// order; a missing directory is skipped.
 	HookPath []string
 	Limits   Limits
+	// Rules, when set, is where path modules and the files they load()
+	// are read instead of Repo: the rules of the base branch, so that the
+	// change under review cannot rewrite the rules that judge it. ctx.repo
+	// still reads Repo (or the checkout a call is handed). RulesName names
+	// it in messages ("origin/main").
+	Rules     Sources
+	RulesName string
 	// Log receives print() output (debug) and diagnostics. When nil, a
 	// hook call logs to its graph.Context's Log, and loading discards.
 	Log *slog.Logger

@@ -68,7 +68,7 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 	// loaded from, or the same repository opened again by a later verb.
 	repo := h.host.repo
 	if gctx.Checkout != nil {
-		repo = &tree{co: gctx.Checkout, what: repo.what}
+		repo = &tree{co: gctx.Checkout, src: gctx.Checkout, what: repo.what}
 	}
 	st, v, err, abandoned := h.call(gctx, repo, log, shared)
 	if !abandoned && st.mustBeJudgedAlone() {

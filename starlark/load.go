@@ -1,6 +1,7 @@
 package starlark
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,7 +50,8 @@ func fileOptions() *syntax.FileOptions { return &syntax.FileOptions{Set: true} }
 // host is what one Load's hooks share: the repository, the limits, the log
 // and the predeclared environment. It is immutable after Load.
 type host struct {
-	repo       *tree
+	repo       *tree // ctx.repo, when a call is handed no checkout
+	rules      *tree // where path modules are read: repo, or Options.Rules
 	hookPath   []string
 	limits     Limits
 	log        *slog.Logger
@@ -65,6 +67,7 @@ func newHost(opts Options) (*host, error) {
 	}
 	h := &host{
 		repo:     repo,
+		rules:    repo,
 		hookPath: opts.HookPath,
 		limits:   opts.Limits.withDefaults(),
 		log:      opts.Log,
@@ -73,6 +76,9 @@ func newHost(opts Options) (*host, error) {
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Rules != nil {
+		h.rules = &tree{src: opts.Rules, what: cmp.Or(opts.RulesName, "the rules' revision")}
 	}
 	return h, nil
 }
@@ -205,7 +211,7 @@ func (l *loader) resolveModule(m Module) (*source, error) {
 	case m.Path == "" && m.Dotted == "":
 		return nil, declError(m, "a module entry declares neither path nor module")
 	case m.Path != "":
-		src, err := l.resolveIn(l.repo, m.Path, false)
+		src, err := l.resolveIn(l.rules, m.Path, false)
 		if err != nil {
 			return nil, declError(m, "module %s: %v", m.Label(), err)
 		}
@@ -262,6 +268,8 @@ func (l *loader) resolveIn(t *tree, rel string, absName bool) (*source, error) {
 	switch {
 	case errors.Is(err, repo.ErrOutside):
 		return nil, fmt.Errorf("%q resolves outside %s through a symbolic link", rel, t.what)
+	case errors.Is(err, repo.ErrLink):
+		return nil, fmt.Errorf("%q is a symbolic link in %s, which is not followed; want a regular file", rel, t.what)
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", clean, err)
 	case !exists:
@@ -270,19 +278,19 @@ func (l *loader) resolveIn(t *tree, rel string, absName bool) (*source, error) {
 		return nil, fmt.Errorf("cannot read %s: not a regular file", clean)
 	}
 	// Its identity, so that a file reached by two paths runs once.
-	real := t.co.Abs(clean)
+	real := t.src.Abs(clean)
 	if dev, ino, ok := repo.FileID(fi); ok {
 		real = fmt.Sprintf("file %d:%d", dev, ino)
 	}
 	name := clean
 	if absName {
-		name = t.co.Abs(clean)
+		name = t.src.Abs(clean)
 	}
 	return &source{name: name, rel: clean, real: real, root: t, dir: path.Dir(clean)}, nil
 }
 
 func readSource(src *source) ([]byte, error) {
-	data, err := src.root.co.ReadFile(src.rel, maxSource)
+	data, err := src.root.src.ReadFile(src.rel, maxSource)
 	var tooLarge *repo.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -521,7 +529,7 @@ func (l *loader) resolveLoad(from *source, module string) (*source, error) {
 	default:
 		rel = path.Join(from.dir, module)
 	}
-	return l.resolveIn(from.root, rel, from.root != l.repo)
+	return l.resolveIn(from.root, rel, from.root != l.rules)
 }
 
 // registrationAt is where hook() was called from.

@@ -14,12 +14,27 @@ import (
 )
 
 // tree is a directory the host reads .star files and hooks read files
-// from: the repository, or a directory on the operator's hook path. Every
-// access goes through its repo.Checkout, which keeps it inside; what names
-// the tree in the messages a hook's author reads.
+// from: the repository, a directory on the operator's hook path, or the
+// rules of a git revision (Options.Rules). Every access goes through a
+// repo.Checkout or a repo.Revision, which keeps it inside; what names the
+// tree in the messages a hook's author reads.
 type tree struct {
-	co   *repo.Checkout
+	// co serves ctx.repo; nil for a tree of rules only.
+	co *repo.Checkout
+	// src serves the .star files: co itself, or a revision.
+	src  Sources
 	what string // "the repository", "the hook path directory /x"
+}
+
+// Sources is where Load reads path modules and the files they load(): a
+// *repo.Checkout, or a *repo.Revision when the rules are read from a git
+// revision rather than from the checkout under review. Paths are cleaned,
+// slash-separated and relative to its root.
+type Sources interface {
+	Stat(rel string) (fs.FileInfo, error)
+	ReadFile(rel string, limit int64) ([]byte, error)
+	// Abs is how a message names the file rel.
+	Abs(rel string) string
 }
 
 // openTree opens the directory at root, which must be absolute.
@@ -31,7 +46,7 @@ func openTree(root, what string) (*tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s root: %w", what, err)
 	}
-	return &tree{co: co, what: what}, nil
+	return &tree{co: co, src: co, what: what}, nil
 }
 
 // clean checks rel lexically and returns it cleaned, still slash-separated.
@@ -75,7 +90,7 @@ func (t *tree) problem(rel string, err error, lim Limits) error {
 
 // stat describes the cleaned path rel: its FileInfo, or exists false.
 func (t *tree) stat(rel string) (fs.FileInfo, bool, error) {
-	fi, err := t.co.Stat(rel)
+	fi, err := t.src.Stat(rel)
 	switch {
 	case err == nil:
 		return fi, true, nil
