@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,6 +177,72 @@ func BenchmarkLicenceHeader10k(b *testing.B) {
 		reps, err := e.Check([]string{"issue-1"}, false, Selector{})
 		if err != nil || reps[0].OK {
 			b.Fatal(err, "the missing headers were not found")
+		}
+	}
+}
+
+// writeChangedRepo writes the n-item benchmark repository as a git
+// repository on a branch that changes three items: one committed, one
+// edited and one given a new, untracked file.
+func writeChangedRepo(tb testing.TB, root string, n int) {
+	tb.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		tb.Skip("needs git")
+	}
+	writeBenchRepo(tb, root, n)
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=b", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	git("checkout", "-q", "-b", "change")
+	edit := func(rel string) {
+		if err := os.WriteFile(filepath.Join(root, rel), []byte("# edited by the change\n"), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	edit("docs/specs/issue-7/design.md")
+	git("commit", "-q", "-am", "issue-7")
+	edit("docs/specs/issue-1000/tasks.md")
+	edit("docs/specs/issue-1999/notes.md")
+}
+
+// TestWriteChangedBenchRepo writes the changed-only benchmark repository
+// to $THE_LOOP_BENCH_CHANGED_REPO, for timing a whole
+// `the-loop check --changed --base main` process.
+func TestWriteChangedBenchRepo(t *testing.T) {
+	dir := os.Getenv("THE_LOOP_BENCH_CHANGED_REPO")
+	if dir == "" {
+		t.Skip("set THE_LOOP_BENCH_CHANGED_REPO to write the changed-only benchmark repository")
+	}
+	writeChangedRepo(t, dir, 2000)
+}
+
+// BenchmarkCheckChanged2000 is check --changed on a 2,000-item repository
+// whose change touches three: the git processes, the selection and three
+// evaluations.
+func BenchmarkCheckChanged2000(b *testing.B) {
+	root := b.TempDir()
+	writeChangedRepo(b, root, 2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := Open(Options{Repo: root, Events: discard{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e.UseBase("main"); err != nil {
+			b.Fatal(err)
+		}
+		s, err := e.ChangedItems()
+		if err != nil || len(s.Items) != 3 {
+			b.Fatal(err, s)
+		}
+		if _, err := e.Check(s.Items, false, Selector{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,48 +1,118 @@
 package policy
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
+	"path"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
-// UseBase makes ctx.changed the repository-relative paths that differ
-// between base (a git revision) and the working tree, for every hook this
-// engine runs. It is the one place check reads anything outside the
-// repository's files: a read-only `git diff`, run once, and only when the
-// user names a base. Without one, ctx.changed is None.
+// gitTimeout bounds each git operation a verb runs: a checkout whose git
+// hangs (a lock held, a network file system) fails the gate rather than
+// holding it.
+const gitTimeout = 30 * time.Second
+
+// UseBase makes ctx.changed, for every hook this engine runs, the paths a
+// change makes against base (a git revision): committed since the merge
+// base of base and HEAD, staged, unstaged and untracked (see
+// repo.Checkout.Changes). It is the one place check reads anything but the
+// repository's files: a few read-only git processes, run once, and only
+// when the user names a base. Without one, ctx.changed is None.
 func (e *Engine) UseBase(base string) error {
-	if base == "" {
+	p := e.pending
+	e.pending = nil
+	switch {
+	case base == "":
 		e.changed = nil
 		return nil
+	case p == nil || p.base != base:
+		p = startChanges(e.Checkout, base)
 	}
-	if strings.HasPrefix(base, "-") {
-		return fmt.Errorf("--base: got %q, want a git revision", base)
+	<-p.done
+	if p.err != nil {
+		return fmt.Errorf("--base %s: %w", base, p.err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", e.Root, "diff", "--name-only", "-z", "--no-renames", base, "--")
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return fmt.Errorf("--base %s: git diff failed: %s", base, strings.TrimSpace(stderr.String()))
-		}
-		return fmt.Errorf("--base %s: %w", base, err)
-	}
-	paths := []string{}
-	for _, p := range strings.Split(out.String(), "\x00") {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	slices.Sort(paths)
-	e.changed = paths
+	// A base with nothing changed since is an empty list, not None.
+	e.changed = append([]string{}, p.paths...)
 	return nil
+}
+
+// changes are the paths changed against base, computed in the background:
+// the git processes take longer than everything else a check of a few
+// items does, so they start as soon as the checkout is known.
+type changes struct {
+	base  string
+	done  chan struct{}
+	paths []string
+	err   error
+}
+
+func startChanges(co *repo.Checkout, base string) *changes {
+	c := &changes{base: base, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+		defer cancel()
+		c.paths, c.err = co.Changes(ctx, base)
+	}()
+	return c
+}
+
+// Changed is ctx.changed: the paths UseBase found, nil when no base was
+// named.
+func (e *Engine) Changed() []string { return e.changed }
+
+// Selection is which work items a change touches.
+type Selection struct {
+	// Items are the work items to check, sorted.
+	Items []string
+	// All is set when the change touches the gate itself, and so every
+	// item; Why then names the first file that made it so.
+	All bool
+	Why string
+}
+
+// ChangedItems is the work items whose spec folder the change UseBase
+// found touches. A change to the gate's own files (anything under
+// .the-loop/, or a .star file anywhere) may change the verdict of every
+// item, so it selects them all. A folder the change deleted is no longer
+// an item and is not selected.
+func (e *Engine) ChangedItems() (Selection, error) {
+	if e.changed == nil {
+		return Selection{}, fmt.Errorf("--changed needs --base: the revision to compare against")
+	}
+	for _, p := range e.changed {
+		if gateFile(p) {
+			items, err := e.Items()
+			return Selection{Items: items, All: true, Why: p}, err
+		}
+	}
+	spec := e.SpecDirRel()
+	var ids []string
+	for _, p := range e.changed {
+		rest, ok := strings.CutPrefix(p, spec+"/")
+		if spec == "." {
+			rest, ok = p, true
+		}
+		id, _, inFolder := strings.Cut(rest, "/")
+		if !ok || !inFolder || !repo.ValidID(id) {
+			continue
+		}
+		if _, err := e.Checkout.Item(id); err != nil {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return Selection{Items: slices.Compact(ids)}, nil
+}
+
+// gateFile reports whether p is one of the gate's own files: the harness
+// config and whatever sits beside it, or a Starlark rule.
+func gateFile(p string) bool {
+	return p == ConfigDir || strings.HasPrefix(p, ConfigDir+"/") || path.Ext(p) == ".star"
 }

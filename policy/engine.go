@@ -33,6 +33,15 @@ type Options struct {
 	OrWorkDir bool
 	// CLIConfig is an explicit CLI config path (--config); "" resolves.
 	CLIConfig string
+	// RulesFrom, when set, is a git revision the gate's own files are read
+	// from, read-only, out of git's object store: the harness config and
+	// every .star module it declares, with what they load(). Artifacts and
+	// state still come from the checkout. It is how a pull request is
+	// judged by its base branch's rules rather than by rules it rewrote.
+	RulesFrom string
+	// Base, when set, is the git revision ctx.changed is computed against
+	// (see UseBase). Named here, git runs while the configs load.
+	Base string
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
 	// Events receives the runtime's events; nil opens the operator's event
@@ -59,6 +68,8 @@ type Engine struct {
 	events      graph.Emitter
 	integration graph.Integration
 	changed     []string   // ctx.changed for every hook; nil: no base named
+	pending     *changes   // Options.Base's changes, being computed
+	rules       *rules     // the revision the gate's files come from; nil: the checkout
 	mu          sync.Mutex // guards notes and refused: check runs items in parallel
 	notes       []string
 	refused     bool
@@ -123,6 +134,14 @@ func Open(opts Options) (*Engine, error) {
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}
+	if opts.Base != "" {
+		e.pending = startChanges(co, opts.Base)
+	}
+	if opts.RulesFrom != "" {
+		if e.rules, err = openRules(co, opts.RulesFrom); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.loadHarness(); err != nil {
 		return nil, err
 	}
@@ -172,7 +191,13 @@ func locate(opts Options) (string, error) {
 // loadHarness reads the repository's harness config and resolves the spec
 // root from it.
 func (e *Engine) loadHarness() error {
-	hc, err := LoadCheckoutHarness(e.Checkout)
+	var hc *HarnessConfig
+	var err error
+	if e.rules != nil {
+		hc, err = LoadRevisionHarness(e.Checkout, e.rules.rev)
+	} else {
+		hc, err = LoadCheckoutHarness(e.Checkout)
+	}
 	if err != nil {
 		return err
 	}
@@ -397,6 +422,7 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	}
 	close(next)
 	wg.Wait()
+	e.noteGateEdits()
 	var failed ItemsError
 	for i, err := range errs {
 		switch {

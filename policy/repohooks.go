@@ -13,7 +13,7 @@ import (
 // loop is extended once per (loop, repository, declaration). Editing a hook
 // module therefore takes effect in the next process.
 var (
-	hookTables   sync.Map // repoKey -> *loaded[map[string]graph.Hook]
+	hookTables   sync.Map // repoKey -> *loaded[hookTable]
 	extendedLoop sync.Map // loopKey -> *loaded[*graph.Graph]
 )
 
@@ -57,20 +57,40 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 		e.refuse(decl, emit)
 		return g, nil
 	}
+	// The same declaration reads other modules from another revision.
 	repoKey := e.Root + "\x00" + decl.Digest()
-	table, err := cached(&hookTables, repoKey, func() (map[string]graph.Hook, error) {
-		table, err := starlark.Load(e.modules(decl), e.starlarkOptions())
+	if e.rules != nil {
+		repoKey += "\x00" + e.rules.rev.Commit()
+	}
+	loaded, err := cached(&hookTables, repoKey, func() (hookTable, error) {
+		opts := e.starlarkOptions()
+		var read *readLog
+		if e.rules != nil {
+			read = &readLog{Sources: e.rules.rev}
+			opts.Rules, opts.RulesName = read, e.rules.rev.Name()
+		}
+		table, err := starlark.Load(e.modules(decl), opts)
 		if err == nil && emit {
 			e.emit("graph.repo_hooks_loaded", "info", map[string]any{"repo": e.Root, "modules": len(decl.Modules), "attachments": len(decl.Attach)})
 		}
-		return table, err
+		return hookTable{table: table, read: read.files()}, err
 	})
 	if err != nil {
 		return nil, err
 	}
+	if e.rules != nil {
+		e.rules.used(loaded.read)
+	}
 	return cached(&extendedLoop, g.Name+"\x00"+repoKey, func() (*graph.Graph, error) {
-		return graph.Apply(g, table, e.attachments(decl))
+		return graph.Apply(g, loaded.table, e.attachments(decl))
 	})
+}
+
+// hookTable is a repository's loaded hooks, and the files of a revision
+// they were read from (none when they come from the checkout).
+type hookTable struct {
+	table map[string]graph.Hook
+	read  []string
 }
 
 func (e *Engine) refuse(decl Declaration, emit bool) {

@@ -12,8 +12,10 @@ import (
 type CheckCmd struct {
 	Item      string `arg:"" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
 	All       bool   `help:"Evaluate every work item."`
+	Changed   bool   `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	Base      string `help:"A git revision: hooks see the paths changed since it as ctx.changed (runs a read-only git diff)." placeholder:"REV"`
+	Base      string `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
+	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
 	LoopFlags
@@ -21,43 +23,46 @@ type CheckCmd struct {
 
 func (c *CheckCmd) Help() string {
 	return `check is pure: it reads the repository and writes nothing, calls out to
-nothing and runs no subprocess (but one read-only git diff when --base is
-given), so it is safe on a read-only checkout and as a CI gate. Human gates read "wait" because no reply is handed to them.
+nothing and runs no subprocess but read-only git (when --base or --rules-from
+names a revision), so it is safe on a read-only checkout and as a CI gate.
+Human gates read "wait" because no reply is handed to them.
+
+In CI, judge a pull request by its base branch:
+
+  the-loop check --changed --base origin/main --rules-from origin/main --format github --fail-on block
 
 Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.`
 }
 
 func (c *CheckCmd) Run(g *Globals, out *Output) error {
-	if c.All == (c.Item != "") {
-		return errors.New("check: give a work item id, or --all")
+	switch {
+	case (c.All || c.Changed) == (c.Item != ""), c.All && c.Changed:
+		return errors.New("check: give a work item id, --all, or --changed")
+	case c.Changed && c.Base == "":
+		return errors.New("check: --changed needs --base, the revision the change is compared with (e.g. --base origin/main)")
 	}
-	e, sel, err := g.engine(out, c.LoopFlags, "")
+	e, sel, err := g.engineWith(out, c.LoopFlags, "", policy.Options{RulesFrom: c.RulesFrom, Base: c.Base})
 	if err != nil {
 		return err
 	}
 	if err := e.UseBase(c.Base); err != nil {
 		return err
 	}
-	items := []string{c.Item}
-	if c.All {
-		items, err = e.Items()
-		switch {
-		case errors.Is(err, policy.ErrNoSpecDir):
-			fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %s\n", visible(err.Error()))
-		case err != nil:
-			return err
-		}
+	items, notes, err := c.items(e, out)
+	if err != nil {
+		return err
 	}
 	reports, err := e.Check(items, c.Recompute, sel)
 	var failed policy.ItemsError
 	switch {
-	case errors.As(err, &failed) && c.All:
+	case errors.As(err, &failed) && (c.All || c.Changed):
 		// The others are reported; the ones that could not be are named,
 		// and the run could not answer for them.
 	case err != nil:
 		return err
 	}
 	view := c.view(e, failed)
+	view.Notes = append(notes, view.Notes...)
 	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
 		return err
 	}
@@ -76,13 +81,43 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	return nil
 }
 
+// items are the work items asked about, and what to say about the choice.
+func (c *CheckCmd) items(e *policy.Engine, out *Output) ([]string, []string, error) {
+	if !c.All && !c.Changed {
+		return []string{c.Item}, nil, nil
+	}
+	var items []string
+	var notes []string
+	var err error
+	if c.Changed {
+		var s policy.Selection
+		s, err = e.ChangedItems()
+		items = s.Items
+		switch {
+		case s.All:
+			notes = append(notes, fmt.Sprintf("checking every work item: the change touches %s, one of the gate's own files", s.Why))
+		case len(items) == 0 && err == nil:
+			notes = append(notes, fmt.Sprintf("no work item's spec folder changed since %s; nothing to check", c.Base))
+		default:
+			notes = append(notes, fmt.Sprintf("checking the %d work item(s) whose spec folder changed since %s", len(items), c.Base))
+		}
+	} else {
+		items, err = e.Items()
+	}
+	if errors.Is(err, policy.ErrNoSpecDir) {
+		fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %s\n", visible(err.Error()))
+		err = nil
+	}
+	return items, notes, err
+}
+
 func (c *CheckCmd) outputFormat() string { return c.Format }
 
 // view is how the reports are written: the engine's notes are taken here,
 // so that a format that can carry them (github, sarif) does.
 func (c *CheckCmd) view(e *policy.Engine, failed policy.ItemsError) checkView {
 	return checkView{
-		All: c.All, FailOn: c.FailOn, Unevaluated: failed, Notes: e.Notes(),
+		All: c.All || c.Changed, FailOn: c.FailOn, Unevaluated: failed, Notes: e.Notes(),
 		GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version(),
 	}
 }

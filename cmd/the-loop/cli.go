@@ -258,10 +258,45 @@ func (f EventFlags) event() (*graph.Event, error) {
 	return policy.CommentEvent(f.Comment, f.Author)
 }
 
-// version is the module version the binary was built from.
+// version is the module version the binary was built from and, when it
+// was built from a git checkout, the revision: what a bug report or a CI
+// log needs to say which the-loop judged.
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return "the-loop " + bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "the-loop (devel)"
 	}
-	return "the-loop (devel)"
+	return versionOf(bi)
+}
+
+func versionOf(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "the-loop " + v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	if at != "" {
+		rev += ", " + at
+	}
+	return fmt.Sprintf("the-loop %s (%s)", v, rev)
 }

@@ -1,0 +1,165 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// gitRepo writes files into a new git repository, commits them on main and
+// branches off it; it returns the root and a git runner.
+func gitRepo(t *testing.T, files map[string]string) (string, func(args ...string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	git("checkout", "-q", "-b", "change")
+	return root, git
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func changedSelection(t *testing.T, root, base string) Selection {
+	t.Helper()
+	e, err := Open(Options{Repo: root, Base: base, Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.UseBase(base); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.ChangedItems()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var fourItems = map[string]string{
+	"docs/specs/issue-1/requirements.md": "# R\n",
+	"docs/specs/issue-2/requirements.md": "# R\n",
+	"docs/specs/issue-3/requirements.md": "# R\n",
+	"docs/specs/issue-4/requirements.md": "# R\n",
+	"docs/specs/README.md":               "# specs\n",
+	"src/a.go":                           "package a\n",
+}
+
+func TestChangedItemsAreTheSpecFoldersAChangeTouches(t *testing.T) {
+	root, git := gitRepo(t, fourItems)
+	writeFiles(t, root, map[string]string{
+		"docs/specs/issue-2/requirements.md": "# edited\n",
+		"docs/specs/issue-3/new.md":          "untracked\n",
+		"docs/specs/README.md":               "not an item\n",
+		"src/a.go":                           "package a // edited\n",
+	})
+	git("rm", "-q", "-r", "docs/specs/issue-4")
+	got := changedSelection(t, root, "main")
+	want := Selection{Items: []string{"issue-2", "issue-3"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v: a deleted folder is no item, and a file beside the folders is none", got, want)
+	}
+}
+
+func TestAChangeToTheGatesOwnFilesSelectsEveryItem(t *testing.T) {
+	for _, p := range []string{".the-loop/harness-config.yaml", ".the-loop/hooks/lib.star", "tools/rules.star"} {
+		t.Run(p, func(t *testing.T) {
+			root, _ := gitRepo(t, fourItems)
+			writeFiles(t, root, map[string]string{p: "# edited\n"})
+			got := changedSelection(t, root, "main")
+			if !got.All || got.Why != p || len(got.Items) != 4 {
+				t.Errorf("got %+v, want every item, because of %s", got, p)
+			}
+		})
+	}
+}
+
+func TestChangedItemsNeedABase(t *testing.T) {
+	e, err := Open(Options{Repo: t.TempDir(), Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ChangedItems(); err == nil || !strings.Contains(err.Error(), "--changed needs --base") {
+		t.Errorf("got %v", err)
+	}
+}
+
+const strictConfig = `version: "0.2.0"
+workflow:
+  specDir: specs
+`
+
+func TestRulesFromReadsTheRevisionsConfigWhateverTheCheckoutHolds(t *testing.T) {
+	root, _ := gitRepo(t, map[string]string{
+		".the-loop/harness-config.yaml":  strictConfig,
+		"specs/issue-1/requirements.md": "# R\n",
+	})
+	writeFiles(t, root, map[string]string{".the-loop/harness-config.yaml": "workflow: [broken\n"})
+	if _, err := Open(Options{Repo: root, Events: discard{}}); err == nil {
+		t.Fatal("control: the checkout's broken config opened")
+	}
+	e, err := Open(Options{Repo: root, RulesFrom: "main", Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.SpecDirRel() != "specs" || e.Harness.File() != "main:.the-loop/harness-config.yaml" {
+		t.Errorf("spec dir %q from %q, want specs from main's config", e.SpecDirRel(), e.Harness.File())
+	}
+	if _, err := e.Check([]string{"issue-1"}, false, Selector{}); err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(e.Notes(), "\n")
+	if !strings.Contains(notes, "this change edits the gate's own files (.the-loop/harness-config.yaml); it was judged by the rules of main") {
+		t.Errorf("notes: %q", notes)
+	}
+}
+
+func TestABrokenConfigInTheRevisionIsAConfigErrorNamingIt(t *testing.T) {
+	root, git := gitRepo(t, map[string]string{".the-loop/harness-config.yaml": "workflow: [broken\n"})
+	git("checkout", "-q", "main")
+	_, err := Open(Options{Repo: root, RulesFrom: "main", Events: discard{}})
+	var ce *graph.ConfigError
+	if !errors.As(err, &ce) || ce.File != "main:.the-loop/harness-config.yaml" {
+		t.Errorf("got %v, want a config error naming main's file", err)
+	}
+}
+
+func TestNoGateEditNoNote(t *testing.T) {
+	root, _ := gitRepo(t, map[string]string{".the-loop/harness-config.yaml": strictConfig, "specs/issue-1/requirements.md": "# R\n"})
+	e, err := Open(Options{Repo: root, RulesFrom: "main", Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Check([]string{"issue-1"}, false, Selector{})
+	if n := e.Notes(); len(n) != 0 {
+		t.Errorf("notes %q, want none: the checkout's gate files are main's", n)
+	}
+}

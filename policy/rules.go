@@ -1,0 +1,168 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
+	"github.com/the-loop/the-loop/starlark"
+)
+
+// rules is the git revision the gate's own files are read from
+// (Options.RulesFrom), and which of its files the gate used.
+type rules struct {
+	rev *repo.Revision
+	co  *repo.Checkout // the checkout under review, to compare with
+
+	mu   sync.Mutex
+	read []string // module files the hooks were loaded from
+	said bool
+}
+
+func openRules(co *repo.Checkout, rev string) (*rules, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	r, err := co.Revision(ctx, rev)
+	if err != nil {
+		return nil, fmt.Errorf("--rules-from %s: %w", rev, err)
+	}
+	return &rules{rev: r, co: co}, nil
+}
+
+// used records the module files a load read from the revision.
+func (r *rules) used(files []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.read = append(r.read, files...)
+}
+
+// LoadRevisionHarness reads the harness config the git revision rev holds,
+// for the checkout co: under check --rules-from the policy is the base
+// branch's, while the spec directory it names is read in the checkout.
+// Its File names it as git would ("origin/main:.the-loop/harness-config.yaml").
+// No config in the revision means the defaults, as for a checkout; a name
+// that is there in another form than a regular file (a link, a submodule)
+// is a *graph.ConfigError, never "no config".
+func LoadRevisionHarness(co *repo.Checkout, rev *repo.Revision) (*HarnessConfig, error) {
+	for _, name := range HarnessConfigFiles {
+		rel := ConfigDir + "/" + name
+		file := rev.Abs(rel)
+		fi, err := rev.Stat(rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case errors.Is(err, repo.ErrLink):
+			return nil, &graph.ConfigError{File: file, Msg: "is a symbolic link; want a regular file (or no file, for the defaults)"}
+		case err != nil:
+			return nil, &graph.ConfigError{File: file, Msg: "cannot be inspected", Err: unwrapPath(err)}
+		case !fi.Mode().IsRegular():
+			return nil, &graph.ConfigError{File: file, Msg: "is not a regular file; want one (or no file, for the defaults)"}
+		}
+		data, err := readConfig(file, func(limit int64) ([]byte, error) { return rev.ReadFile(rel, limit) })
+		if err != nil {
+			return nil, err
+		}
+		doc, top, err := parseMapping(data, file)
+		if err != nil {
+			return nil, err
+		}
+		if err := validateDoc(harnessSchema, doc, file, top); err != nil {
+			return nil, err
+		}
+		return &HarnessConfig{Root: co.Root(), Path: file, Doc: doc, co: co, node: top}, nil
+	}
+	c := DefaultHarnessConfig(co.Root())
+	c.co = co
+	return c, nil
+}
+
+// readLog is a revision read as hook modules, noting which files were.
+type readLog struct {
+	starlark.Sources
+	mu    sync.Mutex
+	names []string
+}
+
+func (l *readLog) ReadFile(rel string, limit int64) ([]byte, error) {
+	l.mu.Lock()
+	l.names = append(l.names, rel)
+	l.mu.Unlock()
+	return l.Sources.ReadFile(rel, limit)
+}
+
+// files are the names read; nil for a nil log.
+func (l *readLog) files() []string {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.names)
+}
+
+// noteGateEdits says, once, which of the gate's own files the checkout
+// under review has changed from the revision the rules were read from:
+// the change cannot weaken its gate, and its author should hear that
+// those edits were not what judged it. The files are the harness config
+// under either name, the modules the hooks were read from, and, when a
+// base was named, any other gate file the change touches.
+func (e *Engine) noteGateEdits() {
+	r := e.rules
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.said {
+		r.mu.Unlock()
+		return
+	}
+	r.said = true
+	files := slices.Clone(r.read)
+	r.mu.Unlock()
+	for _, name := range HarnessConfigFiles {
+		files = append(files, ConfigDir+"/"+name)
+	}
+	var edited []string
+	for _, p := range files {
+		if r.differs(p) {
+			edited = append(edited, p)
+		}
+	}
+	for _, p := range e.changed {
+		if gateFile(p) {
+			edited = append(edited, p)
+		}
+	}
+	if len(edited) == 0 {
+		return
+	}
+	slices.Sort(edited)
+	edited = slices.Compact(edited)
+	e.note(fmt.Sprintf("this change edits the gate's own files (%s); it was judged by the rules of %s, as --rules-from says, not by its own",
+		strings.Join(edited, ", "), r.rev.Name()))
+}
+
+// maxCompared bounds a gate file compared byte for byte: past it, a file
+// is only as large as no config or module may be, and counts as edited.
+const maxCompared = maxConfigBytes + 1
+
+// differs reports whether the checkout's rel is not the revision's: one
+// has it and the other has not, or their bytes differ.
+func (r *rules) differs(rel string) bool {
+	base, baseErr := r.rev.ReadFile(rel, maxCompared)
+	head, headErr := r.co.ReadFile(rel, maxCompared)
+	switch {
+	case errors.Is(baseErr, fs.ErrNotExist) && errors.Is(headErr, fs.ErrNotExist):
+		return false
+	case baseErr != nil || headErr != nil:
+		return true
+	}
+	return !bytes.Equal(base, head)
+}
