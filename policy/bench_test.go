@@ -190,12 +190,7 @@ func writeChangedRepo(tb testing.TB, root string, n int) {
 		tb.Skip("needs git")
 	}
 	writeBenchRepo(tb, root, n)
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=b", "-c", "user.email=b@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(tb, root)
 	git("init", "-q", "-b", "main")
 	git("add", ".")
 	git("commit", "-q", "-m", "base")

@@ -21,18 +21,23 @@ func gitRepo(t *testing.T, files map[string]string) (string, func(args ...string
 	}
 	root := t.TempDir()
 	writeFiles(t, root, files)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, root)
 	git("init", "-q", "-b", "main")
 	git("add", ".")
 	git("commit", "-q", "-m", "base")
 	git("checkout", "-q", "-b", "change")
 	return root, git
+}
+
+// gitIn runs git in root as a committer of its own, failing tb on error.
+func gitIn(tb testing.TB, root string) func(args ...string) {
+	return func(args ...string) {
+		tb.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 }
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -119,7 +124,7 @@ workflow:
 
 func TestRulesFromReadsTheRevisionsConfigWhateverTheCheckoutHolds(t *testing.T) {
 	root, _ := gitRepo(t, map[string]string{
-		".the-loop/harness-config.yaml":  strictConfig,
+		".the-loop/harness-config.yaml": strictConfig,
 		"specs/issue-1/requirements.md": "# R\n",
 	})
 	writeFiles(t, root, map[string]string{".the-loop/harness-config.yaml": "workflow: [broken\n"})

@@ -156,18 +156,24 @@ func LoadCheckoutHarness(co *repo.Checkout) (*HarnessConfig, error) {
 		c.co = co
 		return c, nil
 	}
-	data, err := readConfig(rel, func(limit int64) ([]byte, error) { return co.ReadFile(rel, limit) })
+	return readHarness(co, rel, co.Abs(rel), func(limit int64) ([]byte, error) { return co.ReadFile(rel, limit) })
+}
+
+// readHarness reads, parses and validates the harness config of co that
+// read returns, bounded; file names it in errors and path in File.
+func readHarness(co *repo.Checkout, file, path string, read func(limit int64) ([]byte, error)) (*HarnessConfig, error) {
+	data, err := readConfig(file, read)
 	if err != nil {
 		return nil, err
 	}
-	doc, top, err := parseMapping(data, rel)
+	doc, top, err := parseMapping(data, file)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateDoc(harnessSchema, doc, rel, top); err != nil {
+	if err := validateDoc(harnessSchema, doc, file, top); err != nil {
 		return nil, err
 	}
-	return &HarnessConfig{Root: co.Root(), Path: co.Abs(rel), Doc: doc, co: co, node: top}, nil
+	return &HarnessConfig{Root: co.Root(), Path: path, Doc: doc, co: co, node: top}, nil
 }
 
 // readConfig reads the config file named file through read, bounded: one

@@ -65,18 +65,7 @@ func LoadRevisionHarness(co *repo.Checkout, rev *repo.Revision) (*HarnessConfig,
 		case !fi.Mode().IsRegular():
 			return nil, &graph.ConfigError{File: file, Msg: "is not a regular file; want one (or no file, for the defaults)"}
 		}
-		data, err := readConfig(file, func(limit int64) ([]byte, error) { return rev.ReadFile(rel, limit) })
-		if err != nil {
-			return nil, err
-		}
-		doc, top, err := parseMapping(data, file)
-		if err != nil {
-			return nil, err
-		}
-		if err := validateDoc(harnessSchema, doc, file, top); err != nil {
-			return nil, err
-		}
-		return &HarnessConfig{Root: co.Root(), Path: file, Doc: doc, co: co, node: top}, nil
+		return readHarness(co, file, file, func(limit int64) ([]byte, error) { return rev.ReadFile(rel, limit) })
 	}
 	c := DefaultHarnessConfig(co.Root())
 	c.co = co
