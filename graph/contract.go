@@ -74,7 +74,8 @@ func NormalSeverity(s, fallback string) string {
 // agent that is the subject of the gate.
 //
 // Path, Line and Column locate it where known: Path repository-relative,
-// Line and Column counted from 1 (0 is unknown), Column in bytes.
+// Line and Column counted from 1 (0 is unknown), Column in characters
+// (Unicode code points), as an editor shows it.
 type Message struct {
 	Text     string `json:"text"`
 	Path     string `json:"path"`

@@ -26,6 +26,17 @@ type Finding struct {
 // rather than about a hook's verdict (a skip declaration that is refused).
 const StateHook = "graph-state"
 
+// Stopper is the hook that stopped the node's exit chain (a block or a
+// wait), "" when the chain passed or did not run.
+func (n NodeReport) Stopper() string {
+	for _, h := range n.Hooks {
+		if h.Boundary == string(Exit) && h.Ran && (h.Status == string(StatusBlock) || h.Status == string(StatusWait)) {
+			return h.Hook
+		}
+	}
+	return ""
+}
+
 // Where is the finding's place as path:line:column, as much as is known;
 // "" when it is about no file.
 func (f Finding) Where() string {
@@ -74,6 +85,11 @@ func chainFindings(node string, out ChainOutcome) []Finding {
 		}
 		for _, m := range r.Messages {
 			sev := NormalSeverity(m.Severity, fallback)
+			if stopped && r.Status == StatusWait && sev == SeverityError {
+				// A wait is for a person, not a fault in the files: it
+				// fails only a gate that fails on anything unmet.
+				sev = SeverityWarning
+			}
 			if !stopped {
 				// A hook that let the chain go on failed nothing: an error
 				// it reports is a warning, and its notices are its own.

@@ -151,3 +151,51 @@ func TestFindingWhere(t *testing.T) {
 		}
 	}
 }
+
+func TestAFloorPastThePointerCountsTheNodesUpToIt(t *testing.T) {
+	rep := findingsReport(t, "lint")
+	if !rep.OK {
+		t.Fatalf("at lint the item is satisfied: %+v", rep)
+	}
+	if !rep.Reach("mute") {
+		t.Fatal("a floor past the pointer moved nothing")
+	}
+	if rep.OK || !node(t, rep, "build").Reached || !node(t, rep, "mute").Reached || node(t, rep, "review").Reached {
+		t.Errorf("reached up to mute, and build's block counts: ok=%v %+v", rep.OK, rep.Nodes)
+	}
+	if reached, _ := rep.Reached(); len(reached) != 3 {
+		t.Errorf("Reached lists %d nodes, want lint, build and mute", len(reached))
+	}
+	if rep.CurrentNode != "lint" {
+		t.Errorf("the pointer is still what the state says: got %s", rep.CurrentNode)
+	}
+}
+
+func TestAFloorBehindThePointerChangesNothing(t *testing.T) {
+	rep := findingsReport(t, "mute")
+	if rep.Reach("lint") || rep.Reach("no-such-node") {
+		t.Error("a floor behind the pointer, or off the graph, moved it")
+	}
+	if !node(t, rep, "mute").Reached || node(t, rep, "review").Reached {
+		t.Errorf("got %+v", rep.Nodes)
+	}
+}
+
+func TestAWaitIsNeverAnError(t *testing.T) {
+	wait := Result{Status: StatusWait, Hook: "x-sign-off", Messages: []Message{{Text: "the board has not signed", Severity: SeverityError}}}
+	out := ChainOutcome{Status: StatusWait, Results: []Result{wait}}
+	out.Blocking = &out.Results[0]
+	fs := chainFindings("design", out)
+	if len(fs) != 1 || fs[0].Severity != SeverityWarning {
+		t.Errorf("got %+v, want the wait's error as a warning: it fails only --fail-on unmet", fs)
+	}
+}
+
+func TestTheStopperIsTheHookThatStoppedTheExitChain(t *testing.T) {
+	if got := node(t, findingsReport(t, "build"), "build").Stopper(); got != "deny" {
+		t.Errorf("build: got %q, want deny", got)
+	}
+	if got := node(t, findingsReport(t, ""), "lint").Stopper(); got != "" {
+		t.Errorf("a passing node: got %q", got)
+	}
+}

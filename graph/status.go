@@ -40,6 +40,9 @@ type StatusReport struct {
 	// Dir is the item's spec folder, repository-relative: where a report
 	// points for a finding that names no file.
 	Dir string `json:"-"`
+	// reach, when set, is a node past the pointer up to which nodes count
+	// as reached all the same (see Reach).
+	reach string
 }
 
 // Reached splits the nodes at the pointer: those up to and including the
@@ -49,15 +52,47 @@ func (s *StatusReport) Reached() (reached, ahead []NodeReport) {
 	return s.Nodes[:i], s.Nodes[i:]
 }
 
-// pointer is the index just past the current node; every node when the
-// current one is not among them.
+// pointer is the index just past the current node, or past reach when
+// that lies further on; every node when neither is among them.
 func (s *StatusReport) pointer() int {
+	at := -1
 	for i, n := range s.Nodes {
-		if n.Node == s.CurrentNode {
-			return i + 1
+		if n.Node == s.CurrentNode || n.Node == s.reach {
+			at = i
 		}
 	}
-	return len(s.Nodes)
+	if at < 0 {
+		return len(s.Nodes)
+	}
+	return at + 1
+}
+
+// Reach makes every node up to node count as reached, when node lies past
+// the pointer, and reports whether it did. The pointer is the checkout's
+// state file, which the change under review may have moved back: a
+// pointer a trusted revision recorded is a floor it cannot go below.
+func (s *StatusReport) Reach(node string) bool {
+	before := s.pointer()
+	s.reach = node
+	if s.pointer() <= before {
+		s.reach = ""
+		return false
+	}
+	s.settle()
+	return true
+}
+
+// settle marks the reached nodes and decides OK: every node up to the
+// pointer is satisfied.
+func (s *StatusReport) settle() {
+	end := s.pointer()
+	s.OK = true
+	for i := range s.Nodes {
+		s.Nodes[i].Reached = i < end
+		if i < end && !s.Nodes[i].Satisfied() {
+			s.OK = false
+		}
+	}
 }
 
 // What makes a report a failure (check --fail-on).
@@ -158,19 +193,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	} else {
 		rep.Parked = st.Parked
 	}
-	for i := range rep.pointer() {
-		rep.Nodes[i].Reached = true
-	}
-	rep.OK = true
-	for _, n := range rep.Nodes {
-		if !n.Satisfied() {
-			rep.OK = false
-			break
-		}
-		if n.Node == rep.CurrentNode {
-			break
-		}
-	}
+	rep.settle()
 	return rep, nil
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -34,7 +35,7 @@ func (e *Engine) UseBase(base string) error {
 	}
 	<-p.done
 	if p.err != nil {
-		return fmt.Errorf("--base %s: %w", base, p.err)
+		return &RevisionError{Use: ForBase, Rev: base, Err: p.err}
 	}
 	// A base with nothing changed since is an empty list, not None.
 	e.changed = append([]string{}, p.paths...)
@@ -47,20 +48,51 @@ func (e *Engine) UseBase(base string) error {
 type changes struct {
 	base  string
 	done  chan struct{}
+	quit  context.CancelFunc
 	paths []string
 	err   error
 }
 
 func startChanges(co *repo.Checkout, base string) *changes {
-	c := &changes{base: base, done: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	c := &changes{base: base, done: make(chan struct{}), quit: cancel}
 	go func() {
 		defer close(c.done)
-		ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 		defer cancel()
 		c.paths, c.err = co.Changes(ctx, base)
 	}()
 	return c
 }
+
+// stop ends the git processes of changes nobody will wait for.
+func (c *changes) stop() {
+	if c != nil {
+		c.quit()
+	}
+}
+
+// What a revision the engine is given is for (RevisionError.Use).
+const (
+	// ForBase is the revision changes are counted from (Options.Base).
+	ForBase = "base"
+	// ForRules is the revision the gate's own files are read from
+	// (Options.RulesFrom).
+	ForRules = "rules"
+)
+
+// RevisionError is a git revision the engine was given and could not use.
+type RevisionError struct {
+	Use string // ForBase or ForRules
+	Rev string
+	Err error
+}
+
+func (e *RevisionError) Error() string { return fmt.Sprintf("%s revision %s: %v", e.Use, e.Rev, e.Err) }
+func (e *RevisionError) Unwrap() error { return e.Err }
+
+// ErrNoBase is returned by ChangedItems when no base revision was given:
+// what changed is counted from one.
+var ErrNoBase = errors.New("no base revision to count changes from")
 
 // Changed is ctx.changed: the paths UseBase found, nil when no base was
 // named.
@@ -83,7 +115,7 @@ type Selection struct {
 // an item and is not selected.
 func (e *Engine) ChangedItems() (Selection, error) {
 	if e.changed == nil {
-		return Selection{}, fmt.Errorf("--changed needs --base: the revision to compare against")
+		return Selection{}, ErrNoBase
 	}
 	for _, p := range e.changed {
 		if gateFile(p) {

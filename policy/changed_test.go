@@ -112,7 +112,7 @@ func TestChangedItemsNeedABase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ChangedItems(); err == nil || !strings.Contains(err.Error(), "--changed needs --base") {
+	if _, err := e.ChangedItems(); !errors.Is(err, ErrNoBase) {
 		t.Errorf("got %v", err)
 	}
 }
@@ -166,5 +166,28 @@ func TestNoGateEditNoNote(t *testing.T) {
 	e.Check([]string{"issue-1"}, false, Selector{})
 	if n := e.Notes(); len(n) != 0 {
 		t.Errorf("notes %q, want none: the checkout's gate files are main's", n)
+	}
+}
+
+func TestUnderRulesFromAHookPathInsideTheCheckoutIsRefused(t *testing.T) {
+	root, _ := gitRepo(t, map[string]string{
+		".the-loop/harness-config.yaml": "graph:\n  hooks:\n    modules:\n      - module: acme.rules\n    attach: []\n",
+		"hooks/acme/rules.star":         "hook(\"x-a\", lambda ctx: ok())\n",
+		"specs/README.md":               "x\n",
+	})
+	t.Setenv("THE_LOOP_HOOK_PATH", filepath.Join(root, "hooks"))
+	e, err := Open(Options{Repo: root, RulesFrom: "main", Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Graph(graph.WorkItemLoop)
+	var ce *graph.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "is inside the checkout under review") {
+		t.Errorf("got %v, want the hook path refused", err)
+	}
+	// Outside --rules-from the checkout's modules are the rules anyway.
+	e, _ = Open(Options{Repo: root, Events: discard{}})
+	if _, err := e.Graph(graph.WorkItemLoop); err != nil {
+		t.Errorf("without --rules-from: %v", err)
 	}
 }

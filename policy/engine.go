@@ -137,12 +137,9 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Base != "" {
 		e.pending = startChanges(co, opts.Base)
 	}
-	if opts.RulesFrom != "" {
-		if e.rules, err = openRules(co, opts.RulesFrom); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.loadHarness(); err != nil {
+	if err := e.loadRules(opts.RulesFrom); err != nil {
+		// Nobody will wait for the changes: stop their git.
+		e.pending.stop()
 		return nil, err
 	}
 	if e.log == nil {
@@ -186,6 +183,18 @@ func locate(opts Options) (string, error) {
 		return wd, nil
 	}
 	return root, err
+}
+
+// loadRules reads the harness config, from the revision rulesFrom when
+// one is named.
+func (e *Engine) loadRules(rulesFrom string) error {
+	if rulesFrom != "" {
+		var err error
+		if e.rules, err = openRules(e.Checkout, rulesFrom); err != nil {
+			return err
+		}
+	}
+	return e.loadHarness()
 }
 
 // loadHarness reads the repository's harness config and resolves the spec
@@ -474,11 +483,37 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	if err != nil {
 		return nil, err
 	}
+	it, err := e.Checkout.Item(item)
+	if err != nil {
+		return nil, err
+	}
+	base := e.baselineOf(item, graph.StateDirOf(it.Dir, e.stateSubpath(sel)))
+	var said []string
+	if base != nil && sel.PR == 0 {
+		var why string
+		if recorded, why = base.loop(recorded); why != "" {
+			// A state of another loop means nothing on this one.
+			said, st = append(said, why), base.st
+		}
+	}
 	rt, err := e.runtime(recorded, sel, false)
 	if err != nil {
 		return nil, err
 	}
-	return rt.StatusWith(item, st, recompute)
+	if base != nil {
+		var undone []string
+		st, undone = base.restrict(rt.Graph, st)
+		said = append(said, undone...)
+	}
+	rep, err := rt.StatusWith(item, st, recompute)
+	if err != nil {
+		return nil, err
+	}
+	if base != nil {
+		said = append(said, base.floor(rep)...)
+		e.noteBaseline(item, said)
+	}
+	return rep, nil
 }
 
 // moving builds the runtime of a verb that moves item, adopting the

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/the-loop/the-loop/graph"
@@ -60,6 +62,9 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 	// The same declaration reads other modules from another revision.
 	repoKey := e.Root + "\x00" + decl.Digest()
 	if e.rules != nil {
+		if err := e.hookPathOutside(decl); err != nil {
+			return nil, err
+		}
 		repoKey += "\x00" + e.rules.rev.Commit()
 	}
 	loaded, err := cached(&hookTables, repoKey, func() (hookTable, error) {
@@ -107,6 +112,31 @@ func (e *Engine) refuse(decl Declaration, emit bool) {
 	if emit {
 		e.emit("graph.repo_hooks_refused", "warning", map[string]any{"repo": e.Root, "modules": len(decl.Modules), "attachments": len(decl.Attach)})
 	}
+}
+
+// hookPathOutside refuses, when the rules come from a revision, a hook
+// path directory inside the checkout: a module: found there would be the
+// change's own file, read from the checkout under review.
+func (e *Engine) hookPathOutside(d Declaration) error {
+	dotted := slices.IndexFunc(d.Modules, func(m ModuleRef) bool { return m.Module != "" })
+	if dotted < 0 {
+		return nil
+	}
+	for _, dir := range e.CLI.HookPath() {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		if rel, err := filepath.Rel(e.Root, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			m := d.Modules[dotted]
+			return &graph.ConfigError{File: d.File, Line: m.Line, Key: "graph.hooks.modules",
+				Msg: fmt.Sprintf("module %s: the hook path directory %s is inside the checkout under review, so its modules would be the change's own, not %s's; keep the hook path outside the repository", m.Module, abs, e.rules.rev.Name())}
+		}
+	}
+	return nil
 }
 
 func (e *Engine) modules(d Declaration) []starlark.Module {

@@ -31,7 +31,7 @@ func openRules(co *repo.Checkout, rev string) (*rules, error) {
 	defer cancel()
 	r, err := co.Revision(ctx, rev)
 	if err != nil {
-		return nil, fmt.Errorf("--rules-from %s: %w", rev, err)
+		return nil, &RevisionError{Use: ForRules, Rev: rev, Err: err}
 	}
 	return &rules{rev: r, co: co}, nil
 }
@@ -134,7 +134,7 @@ func (e *Engine) noteGateEdits() {
 	}
 	slices.Sort(edited)
 	edited = slices.Compact(edited)
-	e.note(fmt.Sprintf("this change edits the gate's own files (%s); it was judged by the rules of %s, as --rules-from says, not by its own",
+	e.note(fmt.Sprintf("this change edits the gate's own files (%s); it was judged by the rules of %s, not by its own",
 		strings.Join(edited, ", "), r.rev.Name()))
 }
 
