@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -248,14 +249,14 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 // uncheckedBox is a task left undone, wherever it stands on a line.
 const uncheckedBox = "- [ ]"
 
-// firstUnchecked is the line and byte column, from 1, of the "[ ]" of the
+// firstUnchecked is the line and column, from 1, of the "[ ]" of the
 // first uncheckedBox in text, which must hold one: one finding stands for
 // them all, and points where the list of work left begins.
 func firstUnchecked(text string) (line, column int) {
 	at := strings.Index(text, uncheckedBox)
 	before := text[:at]
 	lineStart := strings.LastIndexByte(before, '\n') + 1
-	return strings.Count(before, "\n") + 1, at - lineStart + len("- ") + 1
+	return strings.Count(before, "\n") + 1, utf8.RuneCountInString(before[lineStart:]) + len("- ") + 1
 }
 
 // sectionParam reads a list-of-titles parameter leniently: CheckParams has

@@ -22,9 +22,10 @@ type CheckCmd struct {
 }
 
 func (c *CheckCmd) Help() string {
-	return `check is pure: it reads the repository and writes nothing, calls out to
-nothing and runs no subprocess but read-only git (when --base or --rules-from
-names a revision), so it is safe on a read-only checkout and as a CI gate.
+	return `check is pure: it writes nothing in the repository, calls out to nothing
+and runs no subprocess but read-only git (when --base or --rules-from names a
+revision), so it is safe on a read-only checkout and as a CI gate. (Under
+GitHub Actions, --format github appends a summary to $GITHUB_STEP_SUMMARY.)
 Human gates read "wait" because no reply is handed to them.
 
 In CI, judge a pull request by its base branch:
@@ -66,7 +67,10 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
 		return err
 	}
-	printNotes(out, view.Notes)
+	if c.Format != "github" {
+		// The github format has made each an annotation in the same log.
+		printNotes(out, view.Notes)
+	}
 	for _, f := range failed {
 		fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(f.Err.Error()))
 	}

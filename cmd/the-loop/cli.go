@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"strings"
 
@@ -83,13 +84,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exit // --help, or kong's own exit
 	}
 	if err != nil {
-		return reportAs(err, out, asksForJSON(args))
+		return reportAs(err, out, formatAsked(args))
 	}
-	err = ctx.Run(&cli.Globals, out)
+	err = flagged(ctx.Run(&cli.Globals, out))
 	if cli.opened != nil {
 		printNotes(out, cli.opened.Notes())
 	}
-	return reportAs(err, out, selectedFormat(ctx) == "json")
+	return reportAs(err, out, selectedFormat(ctx))
+}
+
+// revisionFlags name the flag each kind of revision comes from.
+var revisionFlags = map[string]string{policy.ForBase: "--base", policy.ForRules: "--rules-from"}
+
+// flagged names the flag a revision came from in an engine error, which
+// says only what the revision was for.
+func flagged(err error) error {
+	var re *policy.RevisionError
+	if errors.As(err, &re) {
+		if flag, ok := revisionFlags[re.Use]; ok {
+			return fmt.Errorf("%s %s: %w", flag, re.Rev, re.Err)
+		}
+	}
+	return err
 }
 
 // formatted is a verb with a --format flag.
@@ -106,22 +122,35 @@ func selectedFormat(ctx *kong.Context) string {
 	return ""
 }
 
-// asksForJSON reports whether args ask for JSON, for an error found before
-// they could be parsed.
-func asksForJSON(args []string) bool {
+// formatAsked is the --format args ask for, for an error found before
+// they could be parsed; "" when they name none.
+func formatAsked(args []string) string {
 	for i, a := range args {
-		if a == "--format=json" || (a == "--format" && i+1 < len(args) && args[i+1] == "json") {
-			return true
+		if v, ok := strings.CutPrefix(a, "--format="); ok {
+			return v
+		}
+		if a == "--format" && i+1 < len(args) {
+			return args[i+1]
 		}
 	}
-	return false
+	return ""
 }
 
-// reportAs is report, and under --format json an error is also a JSON
-// object on stdout, so that a caller parsing stdout always parses JSON.
-func reportAs(err error, out *Output, asJSON bool) int {
+// reportAs is report, and an error is also said on stdout in the format
+// asked for: a JSON object under --format json, an error annotation, SARIF
+// log or JUnit suite under github, sarif or junit, so that a caller
+// reading stdout (or the file it went to) reads why, not nothing.
+func reportAs(err error, out *Output, format string) int {
 	var code exitCode
-	if err != nil && !errors.As(err, &code) && asJSON {
+	if err == nil || errors.As(err, &code) {
+		return report(err, out.Stderr)
+	}
+	if f, ok := reportFormats[format].(failureWriter); ok {
+		if werr := f.writeFailure(out, err, checkView{GitHub: githubEnvFrom(os.Getenv, ""), Version: version()}); werr != nil {
+			fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(werr.Error()))
+		}
+	}
+	if format == "json" {
 		obj := map[string]any{"error": err.Error()}
 		var ce *graph.ConfigError
 		if errors.As(err, &ce) {
@@ -258,6 +287,10 @@ func (f EventFlags) event() (*graph.Event, error) {
 	return policy.CommentEvent(f.Comment, f.Author)
 }
 
+// buildRef is set by a build that has no git history to stamp (the GitHub
+// Action's, which is downloaded without it): the ref it was built from.
+var buildRef string
+
 // version is the module version the binary was built from and, when it
 // was built from a git checkout, the revision: what a bug report or a CI
 // log needs to say which the-loop judged.
@@ -285,6 +318,9 @@ func versionOf(bi *debug.BuildInfo) string {
 		case "vcs.modified":
 			dirty = s.Value == "true"
 		}
+	}
+	if rev == "" && buildRef != "" {
+		return fmt.Sprintf("the-loop %s (%s)", v, buildRef)
 	}
 	if rev == "" {
 		return "the-loop " + v

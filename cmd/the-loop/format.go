@@ -78,6 +78,28 @@ var reportFormats = map[string]reportFormat{
 
 func reportFormatNames() []string { return slices.Sorted(maps.Keys(reportFormats)) }
 
+// failureWriter is a format that can say, in its own terms, that the verb
+// could not run at all: a CI system reading a file of that format then
+// reads why, rather than an empty file.
+type failureWriter interface {
+	writeFailure(out *Output, err error, view checkView) error
+}
+
+// findingText is a finding as one line of a CI system's: the work item,
+// the node, and what the hook said.
+func findingText(r *graph.StatusReport, f graph.Finding) string {
+	return fmt.Sprintf("%s · %s: %s", r.WorkItem, f.Node, f.Text)
+}
+
+// itemHeadline is an item's verdict line: "issue-21: UNMET (at design)".
+func itemHeadline(r *graph.StatusReport) string {
+	verdict := "UNMET"
+	if r.OK {
+		verdict = "ok"
+	}
+	return fmt.Sprintf("%s: %s (at %s)", r.WorkItem, verdict, r.CurrentNode)
+}
+
 // shown are the nodes the CI formats report: those reached. A node past
 // the pointer is not done yet, and its verdict is not a finding.
 func shown(r *graph.StatusReport) []graph.NodeReport {

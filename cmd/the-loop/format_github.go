@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/repo"
@@ -92,22 +93,32 @@ func (githubFormat) write(out *Output, reports []*graph.StatusReport, view check
 	if _, err := io.WriteString(out.Stdout, b.String()); err != nil {
 		return err
 	}
-	if view.GitHub.Summary != "" {
-		if err := appendFile(view.GitHub.Summary, stepSummary(reports, view)); err != nil {
-			// The annotations and the exit code are the gate; a summary that
-			// cannot be written is said, not fatal.
-			fmt.Fprintf(out.Stderr, "the-loop: warning: could not write the step summary: %v\n", err)
-		}
-	}
+	summarise(out, view, func() string { return stepSummary(reports, view) })
 	return nil
 }
 
-func itemHeadline(r *graph.StatusReport) string {
-	verdict := "UNMET"
-	if r.OK {
-		verdict = "ok"
+// writeFailure is a run that could not answer: an error annotation, and
+// the reason in the step summary.
+func (githubFormat) writeFailure(out *Output, err error, view checkView) error {
+	if _, werr := fmt.Fprintf(out.Stdout, "::error title=the-loop::%s\n", ghData("could not run: "+err.Error())); werr != nil {
+		return werr
 	}
-	return fmt.Sprintf("%s: %s (at %s)", r.WorkItem, verdict, r.CurrentNode)
+	summarise(out, view, func() string {
+		return "## the-loop check\n\n❌ could not run: " + mdText(cutText(err.Error(), maxSummaryLine)) + "\n"
+	})
+	return nil
+}
+
+// summarise appends the step summary md makes, when the step has one.
+func summarise(out *Output, view checkView, md func() string) {
+	if view.GitHub.Summary == "" {
+		return
+	}
+	if err := appendFile(view.GitHub.Summary, md()); err != nil {
+		// The annotations and the exit code are the gate; a summary that
+		// cannot be written is said, not fatal.
+		fmt.Fprintf(out.Stderr, "the-loop: warning: could not write the step summary: %v\n", err)
+	}
 }
 
 // writeAnnotation is one finding as a workflow command. A finding about no
@@ -119,7 +130,7 @@ func writeAnnotation(b *strings.Builder, r *graph.StatusReport, f graph.Finding,
 		cmd = graph.SeverityNotice
 	}
 	var props []string
-	text := fmt.Sprintf("%s · %s: %s", r.WorkItem, f.Node, f.Text)
+	text := findingText(r, f)
 	if p, ok := repoPath(f.Path); ok {
 		props = append(props, "file="+ghProp(path.Join(prefix, p)))
 		if f.Line > 0 {
@@ -153,27 +164,34 @@ var ghData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace
 // ghProp escapes a workflow command's property value.
 var ghProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace
 
-// stepSummary is the Markdown appended to the step summary: the tally, then
-// a row per work item and unmet reached node (one row for an item with
-// none), linking each finding to its file.
+// stepSummary is the Markdown appended to the step summary: the tally,
+// the items that could not be evaluated and the notes, then a row per work
+// item and reached node that is unmet or warns (one row for an item with
+// none), linking each finding to its file. Whatever would take it past
+// maxStepSummary is counted, not written.
 func stepSummary(reports []*graph.StatusReport, view checkView) string {
 	var b strings.Builder
-	b.WriteString("## the-loop check\n\n")
-	fmt.Fprintf(&b, "%s\n\n", mdText(view.tally(reports)))
-	for _, f := range view.Unevaluated {
-		fmt.Fprintf(&b, "- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(f.Err.Error()))
+	left := 0
+	// add writes line unless it would leave no room for saying how many
+	// lines were left out.
+	add := func(line string) {
+		if left > 0 || b.Len()+len(line) > maxStepSummary-256 {
+			left++
+			return
+		}
+		b.WriteString(line)
 	}
-	if len(view.Unevaluated) > 0 {
-		b.WriteString("\n")
+	add("## the-loop check\n\n")
+	add(mdText(view.tally(reports)) + "\n")
+	for _, f := range view.Unevaluated {
+		add(fmt.Sprintf("- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(cutText(f.Err.Error(), maxSummaryLine))))
 	}
 	for _, n := range view.Notes {
-		fmt.Fprintf(&b, "> %s\n\n", mdText(n))
+		add(fmt.Sprintf("\n> %s\n", mdText(cutText(n, maxSummaryLine))))
 	}
-	if len(reports) == 0 {
-		return b.String()
+	if len(reports) > 0 {
+		add("\n| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
 	}
-	b.WriteString("| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
-	left := 0
 	for _, r := range reports {
 		verdict := "✅ ok"
 		if r.Fails(view.FailOn) {
@@ -181,29 +199,36 @@ func stepSummary(reports []*graph.StatusReport, view checkView) string {
 		} else if !r.OK {
 			verdict = "⏳ waiting"
 		}
-		var lines []string
+		rows := 0
 		for _, n := range shown(r) {
-			if n.Satisfied() {
+			if n.Satisfied() && !hasWarnings(n) {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, view.GitHub)))
+			add(fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, view.GitHub)))
+			rows++
 		}
-		if len(lines) == 0 {
-			lines = append(lines, fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
-		}
-		for _, l := range lines {
-			// Room is kept for the line that says how many were left out.
-			if left > 0 || b.Len()+len(l) > maxStepSummary-256 {
-				left++
-				continue
-			}
-			b.WriteString(l)
+		if rows == 0 {
+			add(fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
 		}
 	}
 	if left > 0 {
-		fmt.Fprintf(&b, "\n%d more row(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
+		fmt.Fprintf(&b, "\n%d more line(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
 	}
 	return b.String()
+}
+
+// maxSummaryLine bounds one note or error in the step summary.
+const maxSummaryLine = 4 << 10
+
+// cutText is s cut to at most n bytes, on a character boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // summaryFindings is a node's findings as one table cell.
@@ -231,13 +256,17 @@ func summaryFindings(n graph.NodeReport, env githubEnv) string {
 	return strings.Join(parts, "<br>")
 }
 
-// mdText is s as inert Markdown table text: nothing in it can close the
-// cell, start a link or markup, or be read as HTML.
-var mdText = strings.NewReplacer(
-	"\\", "\\\\", "|", "\\|", "\r", " ", "\n", " ",
-	"<", "&lt;", ">", "&gt;", "&", "&amp;",
-	"[", "\\[", "]", "\\]", "*", "\\*", "_", "\\_", "`", "\\`", "!", "\\!",
-).Replace
+// mdText is s as inert Markdown table text: shown as plain text, on one
+// line, whatever it holds. Nothing in it can close the cell, start a link,
+// markup or HTML, or become one by GitHub's own linking of URLs, @users
+// and #issues; what would act on a terminal is shown escaped.
+func mdText(s string) string { return mdEscapes.Replace(visible(s)) }
+
+var mdEscapes = strings.NewReplacer(
+	"\\", "\\\\", "|", "\\|", "<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"[", "\\[", "]", "\\]", "*", "\\*", "_", "\\_", "`", "\\`", "!", "\\!", "~", "\\~",
+	"@", "&#64;", "#", "&#35;", "://", "&#58;//", "www.", "www&#46;",
+)
 
 // mdCode is s inside a code span: backticks and cell ends removed.
 var mdCode = strings.NewReplacer("`", "'", "|", "/", "\r", " ", "\n", " ").Replace
@@ -245,7 +274,8 @@ var mdCode = strings.NewReplacer("`", "'", "|", "/", "\r", " ", "\n", " ").Repla
 func escapePath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
+		// A colon left as it is would make "a:b" a URI of scheme a.
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), ":", "%3A")
 	}
 	return strings.Join(segs, "/")
 }

@@ -58,12 +58,17 @@ func githubOf(t *testing.T, reports []*graph.StatusReport, view checkView) (stri
 	return stdout.String(), stderr.String()
 }
 
+// blockedAt is item blocked at node by the hook of its first finding.
 func blockedAt(item, node string, fs ...graph.Finding) *graph.StatusReport {
+	var hooks []graph.HookRun
 	for i := range fs {
 		fs[i].Node = node
+		if i == 0 {
+			hooks = append(hooks, graph.HookRun{Hook: fs[0].Hook, Boundary: "exit", Ran: true, Status: "block"})
+		}
 	}
 	return &graph.StatusReport{WorkItem: item, CurrentNode: node, Dir: "docs/specs/" + item, Nodes: []graph.NodeReport{
-		{Node: node, Status: "block", Reached: true, Findings: fs},
+		{Node: node, Status: "block", Reached: true, Findings: fs, Hooks: hooks},
 	}}
 }
 
@@ -150,7 +155,7 @@ func TestTheStepSummaryStaysUnderGitHubsLimit(t *testing.T) {
 	if len(md) >= 1<<20 {
 		t.Errorf("summary is %d bytes; GitHub keeps at most 1 MiB a step", len(md))
 	}
-	if !bytes.Contains(md, []byte("more row(s) not shown")) {
+	if !bytes.Contains(md, []byte("more line(s) not shown")) {
 		t.Error("a cut summary does not say so")
 	}
 	if bytes.Contains(md, []byte("<b>")) || bytes.Contains(md, []byte("reading | <")) {
@@ -162,5 +167,37 @@ func TestAStepSummaryThatCannotBeWrittenIsAWarningNotAFailure(t *testing.T) {
 	_, stderr := githubOf(t, nil, checkView{GitHub: githubEnv{Summary: filepath.Join(t.TempDir(), "no", "such", "dir", "s.md")}})
 	if !strings.Contains(stderr, "warning: could not write the step summary") {
 		t.Errorf("stderr: %q", stderr)
+	}
+}
+
+func TestARunThatCouldNotAnswerIsAnErrorAnnotationAndInTheSummary(t *testing.T) {
+	env, summary := actionsEnv(t)
+	stdout, stderr, code := runCLI(t, env, "check", "--changed", "--repo", demo, "--base=-x", "--format", "github")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "::error title=the-loop::could not run: --base -x: ") {
+		t.Errorf("stdout: %q", stdout)
+	}
+	md, _ := os.ReadFile(summary)
+	if !bytes.Contains(md, []byte("❌ could not run: ")) {
+		t.Errorf("summary: %q", md)
+	}
+}
+
+func TestSummaryTextIsInert(t *testing.T) {
+	for in, bad := range map[string]string{
+		"~~struck~~":                   "~~",
+		"see https://evil.example/x":   "https://",
+		"ping @octocat about #1":       "@octocat",
+		"www.evil.example":             "www.evil",
+		"\x1b[31mred\x1b[0m":           "\x1b",
+		"\u202eevil":                   "\u202e",
+		"a | b":                        "a | b",
+		"<img src=x onerror=alert(1)>": "<img",
+	} {
+		if got := mdText(in); strings.Contains(got, bad) {
+			t.Errorf("%q: got %q, which still holds %q", in, got, bad)
+		}
 	}
 }

@@ -8,15 +8,29 @@ import (
 )
 
 // jsonFormat is the original tool's shape: one object for a single item, a
-// list for --all, so tooling built on it keeps working.
+// list for --all, so tooling built on it keeps working. An item that
+// could not be evaluated is an entry of the list too, {"workItem",
+// "error"}, so that a reader of the list does not take it for absent.
 type jsonFormat struct{}
 
+// unevaluated is a list entry for an item that has no report.
+type unevaluated struct {
+	WorkItem string `json:"workItem"`
+	Error    string `json:"error"`
+}
+
 func (jsonFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
-	var v any = reports
 	if !view.All && len(reports) == 1 {
-		v = reports[0]
+		return writeJSON(out, reports[0])
 	}
-	return writeJSON(out, v)
+	list := make([]any, 0, len(reports)+len(view.Unevaluated))
+	for _, r := range reports {
+		list = append(list, r)
+	}
+	for _, f := range view.Unevaluated {
+		list = append(list, unevaluated{WorkItem: f.Item, Error: f.Err.Error()})
+	}
+	return writeJSON(out, list)
 }
 
 // writeJSON prints v as indented JSON, terminal-safe (see jsonSafe).

@@ -11,18 +11,21 @@ import (
 
 // junitFormat writes JUnit XML, which every CI system can show: a test
 // suite per work item and a test case per reached node, failed when the
-// node blocks and skipped when it waits on a human. Warnings go to the
+// node blocks, and when it waits on a human either skipped or, under
+// --fail-on unmet, failed, as the exit code says. Warnings go to the
 // case's output. An item that could not be evaluated is a suite with one
-// erroring case.
+// erroring case. Elements and attributes are those of the common JUnit
+// schema (Jenkins' junit-10.xsd).
 type junitFormat struct{}
 
+// junitSuites counts no skipped cases: the common schema has no such
+// attribute on testsuites, only on each testsuite.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -38,7 +41,6 @@ type junitSuite struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr,omitempty"`
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
 	Skipped   *junitSkipped `xml:"skipped"`
@@ -60,7 +62,7 @@ func (junitFormat) write(out *Output, reports []*graph.StatusReport, view checkV
 	for _, r := range reports {
 		s := junitSuite{Name: r.WorkItem}
 		for _, n := range shown(r) {
-			c := junitCaseOf(r, n)
+			c := junitCaseOf(r, n, view.FailOn)
 			switch {
 			case c.Failure != nil:
 				s.Failures++
@@ -78,7 +80,22 @@ func (junitFormat) write(out *Output, reports []*graph.StatusReport, view checkV
 			Error: &junitProblem{Message: "could not be evaluated", Type: "error", Text: f.Err.Error()},
 		}}})
 	}
-	b, err := xml.MarshalIndent(all, "", "  ")
+	return writeXML(out, all)
+}
+
+// writeFailure is a run that could not answer: one suite whose one case
+// errs, saying why.
+func (junitFormat) writeFailure(out *Output, err error, view checkView) error {
+	all := junitSuites{Name: "the-loop"}
+	all.add(junitSuite{Name: "the-loop", Tests: 1, Errors: 1, Cases: []junitCase{{
+		Name: "run", Classname: "the-loop",
+		Error: &junitProblem{Message: "could not run", Type: "error", Text: err.Error()},
+	}}})
+	return writeXML(out, all)
+}
+
+func writeXML(out *Output, v any) error {
+	b, err := xml.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -90,39 +107,39 @@ func (all *junitSuites) add(s junitSuite) {
 	all.Tests += s.Tests
 	all.Failures += s.Failures
 	all.Errors += s.Errors
-	all.Skipped += s.Skipped
 	all.Suites = append(all.Suites, s)
 }
 
-func junitCaseOf(r *graph.StatusReport, n graph.NodeReport) junitCase {
+// junitCaseOf is node n of r as a test case: the findings of the hook that
+// stopped it are its failure, or its reason to be skipped; the others are
+// warnings, in its output.
+func junitCaseOf(r *graph.StatusReport, n graph.NodeReport, failOn string) junitCase {
 	c := junitCase{Name: n.Node, Classname: "the-loop." + r.WorkItem}
-	var problems, warnings []string
+	stopper := n.Stopper()
+	var problems, notes []string
+	first := ""
 	for _, f := range n.Findings {
 		line := fmt.Sprintf("%s: %s", f.Hook, f.Text)
 		if w := f.Where(); w != "" {
 			line += " (" + w + ")"
 		}
-		if f.Severity == graph.SeverityWarning && n.Satisfied() {
-			warnings = append(warnings, "warning: "+line)
+		if stopper == "" || f.Hook != stopper {
+			notes = append(notes, f.Severity+": "+line)
 			continue
 		}
-		problems = append(problems, line)
-		if p, ok := repoPath(f.Path); ok && c.File == "" {
-			c.File = p
+		if first == "" {
+			first = f.Text
 		}
+		problems = append(problems, line)
 	}
-	first := ""
-	if len(n.Findings) > 0 {
-		first = n.Findings[0].Text
-	}
-	switch graph.Status(n.Status) {
-	case graph.StatusBlock:
-		c.Failure = &junitProblem{Message: first, Type: "block", Text: strings.Join(problems, "\n")}
-	case graph.StatusWait:
+	switch {
+	case n.Status == string(graph.StatusBlock), n.Status == string(graph.StatusWait) && failOn != graph.FailOnBlock:
+		c.Failure = &junitProblem{Message: first, Type: n.Status, Text: strings.Join(problems, "\n")}
+	case n.Status == string(graph.StatusWait):
 		c.Skipped = &junitSkipped{Message: "waiting: " + first}
-	case graph.StatusSkip:
-		warnings = append(n.Messages, warnings...)
+	case n.Status == string(graph.StatusSkip):
+		notes = append(n.Messages, notes...)
 	}
-	c.SystemOut = strings.Join(warnings, "\n")
+	c.SystemOut = strings.Join(notes, "\n")
 	return c
 }

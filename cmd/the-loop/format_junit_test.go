@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +19,6 @@ type junitDoc struct {
 	Tests    int      `xml:"tests,attr"`
 	Failures int      `xml:"failures,attr"`
 	Errors   int      `xml:"errors,attr"`
-	Skipped  int      `xml:"skipped,attr"`
 	Suites   []struct {
 		Name     string `xml:"name,attr"`
 		Tests    int    `xml:"tests,attr"`
@@ -40,7 +40,23 @@ type junitDoc struct {
 }
 
 func TestTheJUnitOutputIsReadByAnXMLDecoder(t *testing.T) {
-	out := demoReport(t, nil, "junit")
+	for _, c := range []struct {
+		failOn            string
+		failures, skipped int
+	}{
+		// The demo has one block and four waits: a wait fails the run
+		// only under --fail-on unmet, and JUnit says what the exit code says.
+		{"unmet", 5, 0},
+		{"block", 1, 4},
+	} {
+		t.Run(c.failOn, func(t *testing.T) {
+			checkJUnit(t, demoReport(t, nil, "junit", "--fail-on", c.failOn), c.failures, c.skipped)
+		})
+	}
+}
+
+func checkJUnit(t *testing.T, out string, wantFailures, wantSkipped int) {
+	t.Helper()
 	var doc junitDoc
 	dec := xml.NewDecoder(strings.NewReader(out))
 	dec.Strict = true
@@ -50,8 +66,9 @@ func TestTheJUnitOutputIsReadByAnXMLDecoder(t *testing.T) {
 	if len(doc.Suites) != 4 {
 		t.Fatalf("got %d suites, want one per work item of the demo", len(doc.Suites))
 	}
-	tests, failures, skipped := 0, 0, 0
+	tests, failures, skipped, suiteSkipped := 0, 0, 0, 0
 	for _, s := range doc.Suites {
+		suiteSkipped += s.Skipped
 		if s.Name == "" || s.Tests != len(s.Cases) {
 			t.Errorf("suite %q: tests=%d for %d cases", s.Name, s.Tests, len(s.Cases))
 		}
@@ -71,9 +88,10 @@ func TestTheJUnitOutputIsReadByAnXMLDecoder(t *testing.T) {
 		}
 		tests += len(s.Cases)
 	}
-	if doc.Tests != tests || doc.Failures != failures || doc.Skipped != skipped || failures != 1 || skipped != 4 {
-		t.Errorf("totals %d/%d/%d, counted %d/%d/%d; the demo has one block and four waits", doc.Tests, doc.Failures, doc.Skipped, tests, failures, skipped)
+	if doc.Tests != tests || doc.Failures != failures || suiteSkipped != skipped || failures != wantFailures || skipped != wantSkipped {
+		t.Errorf("totals %d/%d/%d, counted %d/%d/%d; want %d failures and %d skipped", doc.Tests, doc.Failures, suiteSkipped, tests, failures, skipped, wantFailures, wantSkipped)
 	}
+	checkJUnitSchema(t, out)
 }
 
 func TestJUnitEscapesWhatXMLCannotHold(t *testing.T) {
@@ -89,4 +107,81 @@ func TestJUnitEscapesWhatXMLCannotHold(t *testing.T) {
 	if got := doc.Suites[0].Cases[0].Failure.Message; !strings.Contains(got, "]]> <tag> & \"q\"") {
 		t.Errorf("the message did not survive: %q", got)
 	}
+}
+
+// junitSchema is the common JUnit schema (Jenkins' junit-10.xsd): each
+// element, the attributes it may carry, and those it must.
+var junitSchema = map[string]struct{ may, must []string }{
+	"testsuites": {may: []string{"name", "time", "tests", "failures", "disabled", "errors"}},
+	"testsuite": {may: []string{"name", "tests", "failures", "errors", "group", "time", "disabled", "skipped",
+		"timestamp", "hostname", "id", "package", "file", "log", "url", "version"}, must: []string{"name", "tests"}},
+	"testcase":   {may: []string{"name", "assertions", "time", "classname", "status", "group"}, must: []string{"name"}},
+	"failure":    {may: []string{"message", "type"}},
+	"error":      {may: []string{"message", "type"}},
+	"skipped":    {may: []string{"message"}},
+	"system-out": {},
+	"system-err": {},
+	"properties": {},
+	"property":   {may: []string{"name", "value"}, must: []string{"name", "value"}},
+}
+
+// junitParents says where each element may stand.
+var junitParents = map[string][]string{
+	"testsuites": {""}, "testsuite": {"testsuites"}, "testcase": {"testsuite"},
+	"failure": {"testcase"}, "error": {"testcase"}, "skipped": {"testcase"},
+	"system-out": {"testcase", "testsuite"}, "system-err": {"testcase", "testsuite"},
+	"properties": {"testsuite"}, "property": {"properties"},
+}
+
+// checkJUnitSchema checks every element and attribute of out against the
+// common schema's.
+func checkJUnitSchema(t *testing.T, out string) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(out))
+	var stack []string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			name := el.Name.Local
+			rule, known := junitSchema[name]
+			parent := ""
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			if !known || !slices.Contains(junitParents[name], parent) {
+				t.Errorf("<%s> under <%s> is not in the common JUnit schema", name, parent)
+			}
+			have := map[string]bool{}
+			for _, a := range el.Attr {
+				have[a.Name.Local] = true
+				if !slices.Contains(rule.may, a.Name.Local) {
+					t.Errorf("<%s %s=...> is not in the common JUnit schema", name, a.Name.Local)
+				}
+			}
+			for _, m := range rule.must {
+				if !have[m] {
+					t.Errorf("<%s> lacks %s, which the common JUnit schema requires", name, m)
+				}
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+func TestARunThatCouldNotAnswerIsAnErroringJUnitCase(t *testing.T) {
+	stdout, _, code := runCLI(t, nil, "check", "--all", "--repo", demo, "--base=-x", "--format", "junit")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	var doc junitDoc
+	if err := xml.Unmarshal([]byte(stdout), &doc); err != nil || doc.Errors != 1 {
+		t.Fatalf("got %+v (%v) from\n%s", doc, err, stdout)
+	}
+	checkJUnitSchema(t, stdout)
 }

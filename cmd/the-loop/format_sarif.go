@@ -28,7 +28,13 @@ type sarifRun struct {
 	Tool        sarifTool         `json:"tool"`
 	Invocations []sarifInvocation `json:"invocations"`
 	Results     []sarifResult     `json:"results"`
+	// ColumnKind says how startColumn counts: in characters, as findings do.
+	ColumnKind string `json:"columnKind"`
 }
+
+// maxSARIFResults is as many results as GitHub's code scanning takes in
+// one run; an upload with more is refused whole.
+const maxSARIFResults = 25000
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
@@ -115,22 +121,43 @@ func (sarifFormat) write(out *Output, reports []*graph.StatusReport, view checkV
 			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
 	}
 	results := []sarifResult{}
+	left := 0
 	for _, r := range reports {
 		for _, n := range shown(r) {
 			for _, f := range n.Findings {
+				if len(results) == maxSARIFResults {
+					left++
+					continue
+				}
 				results = append(results, sarifResultOf(r, n, f, index[f.Hook], view.GitHub.Prefix))
 			}
 		}
 	}
-	return writeJSON(out, sarifLog{
+	if left > 0 {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
+			Message: sarifText{fmt.Sprintf("%d more finding(s) not written: code scanning takes at most %d results a run", left, maxSARIFResults)}})
+	}
+	return writeJSON(out, sarifLogOf(view, rules, inv, results))
+}
+
+func sarifLogOf(view checkView, rules []sarifRule, inv sarifInvocation, results []sarifResult) sarifLog {
+	return sarifLog{
 		Schema:  sarifSchema,
 		Version: "2.1.0",
 		Runs: []sarifRun{{
 			Tool:        sarifTool{Driver: sarifDriver{Name: "the-loop", Version: view.Version, Rules: rules}},
 			Invocations: []sarifInvocation{inv},
 			Results:     results,
+			ColumnKind:  "unicodeCodePoints",
 		}},
-	})
+	}
+}
+
+// writeFailure is a log of a run that could not answer: no results, and
+// why in the invocation.
+func (sarifFormat) writeFailure(out *Output, err error, view checkView) error {
+	inv := sarifInvocation{ToolExecutionNotifications: []sarifNotification{{Level: "error", Message: sarifText{"could not run: " + err.Error()}}}}
+	return writeJSON(out, sarifLogOf(view, []sarifRule{}, inv, []sarifResult{}))
 }
 
 // sarifRules lists, sorted, every hook of the evaluated chains and every
@@ -171,7 +198,7 @@ func sarifRules(reports []*graph.StatusReport) ([]sarifRule, map[string]int) {
 var sarifLevels = map[string]string{graph.SeverityError: "error", graph.SeverityWarning: "warning", graph.SeverityNotice: "note"}
 
 func sarifResultOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, rule int, prefix string) sarifResult {
-	text := fmt.Sprintf("%s · %s: %s", r.WorkItem, n.Node, f.Text)
+	text := findingText(r, f)
 	// A finding about no file is about the work item: its spec folder.
 	loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: escapePath(path.Join(prefix, r.Dir)) + "/", URIBaseID: "%SRCROOT%"}}
 	if p, ok := repoPath(f.Path); ok {

@@ -22,11 +22,7 @@ func (textFormat) write(out *Output, reports []*graph.StatusReport, view checkVi
 			writeStatus(&b, r)
 			continue
 		}
-		verdict := "UNMET"
-		if r.OK {
-			verdict = "ok"
-		}
-		fmt.Fprintf(&b, "%s: %s (at %s)\n", visible(r.WorkItem), verdict, visible(r.CurrentNode))
+		fmt.Fprintf(&b, "%s\n", visible(itemHeadline(r)))
 		reached, ahead := r.Reached()
 		for _, n := range reached {
 			if !n.Satisfied() || hasWarnings(n) {
