@@ -33,9 +33,15 @@
 //
 // To compare with a git revision, [Checkout.Changes] lists the paths a
 // change makes since a base, and [Checkout.Revision] reads the files a
-// commit holds from git's object store, following no link. Both run the
-// git binary, write nothing to the repository, and fail with a one-line
-// [*GitError].
+// commit holds from git's object store, following no link and looking up
+// only the paths it is asked about. Both run the git binary, write
+// nothing to the repository, and fail with a one-line [*GitError]. Both
+// resolve the revision they are given once, to a commit, and refuse a
+// name that more than one ref could stand for (a tag "origin/main" beside
+// the remote-tracking branch), which git would otherwise settle by its
+// own order; a ref named in full is taken as it is. Changes starts no
+// filter, textconv or diff driver, whatever the checkout's .gitattributes
+// selects.
 //
 // A Checkout is immutable and safe for concurrent use. This package
 // imports nothing else of the-loop's.

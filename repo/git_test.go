@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -141,7 +142,9 @@ func openT(t testing.TB, dir string) *Checkout {
 	return c
 }
 
-func TestChanges(t *testing.T) {
+// TestChangesListsWhatAChangeMakesSinceTheMergeBase: commits since the
+// fork, staged, unstaged and untracked files, under the checkout root.
+func TestChangesListsWhatAChangeMakesSinceTheMergeBase(t *testing.T) {
 	isolateGit(t)
 	dir := prRepo(t)
 	mainHash := run(t, dir, "rev-parse", "main")
@@ -198,7 +201,9 @@ func TestChanges(t *testing.T) {
 	})
 }
 
-func TestGitErrors(t *testing.T) {
+// TestGitFailuresSayWhatIsWrongAndWhatToDoInOneLine: every way git can
+// fail a comparison is a one-line *GitError about the revision.
+func TestGitFailuresSayWhatIsWrongAndWhatToDoInOneLine(t *testing.T) {
 	isolateGit(t)
 	origin := prRepo(t)
 	orphan := t.TempDir()
@@ -301,7 +306,9 @@ func checkGitError(t *testing.T, op string, err error, rev string, is error, wan
 	}
 }
 
-func TestRevision(t *testing.T) {
+// TestARevisionReadsTheCommitsFilesFollowingNoLink: a Revision answers
+// from the commit, not the work tree, and refuses links and submodules.
+func TestARevisionReadsTheCommitsFilesFollowingNoLink(t *testing.T) {
 	isolateGit(t)
 	dir := prRepo(t)
 	c := openT(t, dir)
@@ -311,9 +318,6 @@ func TestRevision(t *testing.T) {
 	}
 	if got, want := r.Commit(), run(t, dir, "rev-parse", "main"); got != want || r.Name() != "main" {
 		t.Errorf("Name, Commit = %s, %s; want main, %s", r.Name(), got, want)
-	}
-	if got, want := r.Paths(), []string{".gitignore", "committed.txt", "deleted.txt", "empty.txt", "keep.txt", "later-on-main.txt", "reverted.txt", "run.sh", "staged.txt", "sub/gone.txt", "sub/inner.txt", "unstaged.txt"}; !slices.Equal(got, want) {
-		t.Errorf("Paths = %q, want %q", got, want)
 	}
 	if got := r.Abs("sub/inner.txt"); got != "main:sub/inner.txt" {
 		t.Errorf("Abs = %q", got)
@@ -339,6 +343,10 @@ func TestRevision(t *testing.T) {
 		{rel: "keep.txt/x", limit: 100, err: fs.ErrNotExist},
 		{rel: "link.txt", limit: 100, err: ErrLink},
 		{rel: "sublink/inner.txt", limit: 100, err: ErrLink},
+		{rel: "sublink/nosuch/x", limit: 100, err: ErrLink},
+		{rel: "nosuch/x", limit: 100, err: fs.ErrNotExist},
+		{rel: "sub/nosuch", limit: 100, err: fs.ErrNotExist},
+		{rel: "keep.txt/x/y", limit: 100, err: fs.ErrNotExist},
 		{rel: "module", limit: 100, err: ErrNotRegular},
 		{rel: "module/x", limit: 100, err: fs.ErrNotExist},
 		{rel: "../outside", limit: 100, err: ErrOutside},
@@ -383,8 +391,11 @@ func TestRevision(t *testing.T) {
 	}
 
 	t.Run("refused before reading", func(t *testing.T) {
-		// With no git to run, only a refusal made from the listing can
-		// succeed in failing the right way.
+		// With no git to run, only a refusal made from what ls-tree
+		// said can succeed in failing the right way.
+		if _, err := r.Stat("sub/inner.txt"); err != nil {
+			t.Fatal(err)
+		}
 		t.Setenv("PATH", t.TempDir())
 		_, err := r.ReadFile("sub/inner.txt", 4)
 		if tl := (*TooLargeError)(nil); !errors.As(err, &tl) {
@@ -397,8 +408,8 @@ func TestRevision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := r.Paths(), []string{"gone.txt", "inner.txt"}; !slices.Equal(got, want) {
-			t.Errorf("Paths = %q, want %q", got, want)
+		if fi, err := r.Stat("gone.txt"); err != nil || fi.Size() != int64(len("base\n")) {
+			t.Errorf("Stat(gone.txt) = %v, %v", fi, err)
 		}
 		if data, err := r.ReadFile("inner.txt", 100); err != nil || string(data) != "inner at base\n" {
 			t.Errorf("ReadFile = %q, %v", data, err)
@@ -418,13 +429,300 @@ func TestRevision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.Paths(); len(got) != 0 {
-			t.Errorf("Paths = %q, want none", got)
+		if fi, err := r.Stat("."); err != nil || !fi.IsDir() {
+			t.Errorf("Stat(.) = %v, %v; want a directory", fi, err)
 		}
 		if _, err := r.Stat("a.txt"); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Stat: got %v, want fs.ErrNotExist", err)
 		}
 	})
+}
+
+// TestAnAmbiguousRevisionIsRefused: a name more than one ref could stand
+// for is refused by Changes and Revision alike, since git would pick by
+// its own order (a tag before a remote-tracking branch) and a tag is
+// anyone's to push; a name git cannot take two ways is resolved.
+func TestAnAmbiguousRevisionIsRefused(t *testing.T) {
+	isolateGit(t)
+	origin := prRepo(t)
+	mainHash := run(t, origin, "rev-parse", "main")
+	featureHash := run(t, origin, "rev-parse", "feature")
+	abbrev := mainHash[:12]
+
+	for _, tc := range []struct {
+		name  string
+		refs  []string // ref names to point at feature's commit, in a fresh clone
+		rev   string
+		want  string // in the error; "" when rev resolves to main's commit
+		label string // of the revision, when another than rev
+	}{
+		{name: "a tag beside a remote-tracking branch", refs: []string{"refs/tags/origin/main"}, rev: "origin/main",
+			want: "revision origin/main is ambiguous: origin/main could be refs/tags/origin/main or refs/remotes/origin/main; name the ref in full (e.g. refs/remotes/origin/main)"},
+		{name: "a branch beside a remote-tracking branch", refs: []string{"refs/heads/origin/main"}, rev: "origin/main",
+			want: "origin/main could be refs/heads/origin/main or refs/remotes/origin/main; name the ref in full (e.g. refs/remotes/origin/main)"},
+		{name: "within a longer revision", refs: []string{"refs/tags/origin/main"}, rev: "origin/main~0",
+			want: "revision origin/main~0 is ambiguous: origin/main could be refs/tags/origin/main or refs/remotes/origin/main"},
+		{name: "a tag named like an abbreviated id", refs: []string{"refs/tags/" + abbrev}, rev: abbrev,
+			want: abbrev + " could be refs/tags/" + abbrev + " or a commit whose id starts with " + abbrev + "; name the ref in full (e.g. refs/tags/" + abbrev + ") or give the commit's whole id"},
+		{name: "the full name, with a tag named like it", refs: []string{"refs/tags/refs/remotes/origin/main"}, rev: "refs/remotes/origin/main"},
+		{name: "a whole id, with a branch named like it", refs: []string{"refs/heads/" + mainHash}, rev: mainHash},
+		{name: "no other ref of the name", rev: "origin/main"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			run(t, dir, "clone", "-q", origin, ".")
+			for _, ref := range tc.refs {
+				run(t, dir, "update-ref", ref, featureHash)
+			}
+			c := openT(t, dir)
+			r, revErr := c.Revision(context.Background(), tc.rev)
+			_, changesErr := c.Changes(context.Background(), tc.rev)
+			if tc.want != "" {
+				checkGitError(t, "Revision", revErr, tc.rev, nil, tc.want)
+				checkGitError(t, "Changes", changesErr, tc.rev, nil, tc.want)
+				return
+			}
+			switch {
+			case revErr != nil:
+				t.Errorf("Revision: %v", revErr)
+			case r.Commit() != mainHash || r.Name() != tc.rev:
+				t.Errorf("Revision: Name, Commit = %s, %s; want %s, %s", r.Name(), r.Commit(), tc.rev, mainHash)
+			}
+			if changesErr != nil {
+				t.Errorf("Changes: %v", changesErr)
+			}
+		})
+	}
+
+	t.Run("HEAD, with a tag named HEAD", func(t *testing.T) {
+		// HEAD is the checkout's own, whatever else is named so.
+		dir := t.TempDir()
+		run(t, dir, "clone", "-q", origin, ".")
+		run(t, dir, "update-ref", "refs/tags/HEAD", mainHash)
+		c := openT(t, dir)
+		if r, err := c.Revision(context.Background(), "HEAD"); err != nil || r.Commit() != featureHash {
+			t.Errorf("Revision(HEAD) = %v, %v; want the commit %s", r, err, featureHash)
+		}
+		if got, err := c.Changes(context.Background(), "HEAD"); err != nil || len(got) != 0 {
+			t.Errorf("Changes(HEAD) = %q, %v; want nothing", got, err)
+		}
+	})
+}
+
+// TestChangesRunsNoFilterDriver: a filter driver configured for the user
+// (git-lfs, say) or the repository, selected by a committed .gitattributes,
+// is not started by Changes, even for files whose stat data is stale and
+// which git status therefore reads again.
+func TestChangesRunsNoFilterDriver(t *testing.T) {
+	isolateGit(t)
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	run(t, dir, "init", "-q")
+	files := map[string]string{
+		".gitattributes": "*.txt filter=user\n*.md filter=repo\n*.go filter=proc\n",
+		"a.txt":          "a\n",
+		"sub/b.md":       "b\n",
+		"c.go":           "package c\n",
+	}
+	put(t, dir, files)
+	run(t, dir, "add", "-A")
+	run(t, dir, "commit", "-q", "-m", "base")
+
+	// Configured after the commit, which would have run them.
+	appendTo := func(what string) string { return fmt.Sprintf("echo %s >>'%s'; cat", what, marker) }
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, fmt.Sprintf("[filter \"user\"]\n\tclean = %q\n\tsmudge = %q\n\trequired = true\n"+
+		"[filter \"proc\"]\n\tprocess = %q\n\trequired = true\n",
+		appendTo("user-clean"), appendTo("user-smudge"), appendTo("proc")))
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	run(t, dir, "config", "filter.repo.clean", appendTo("repo-clean"))
+	run(t, dir, "config", "filter.repo.required", "true")
+
+	old := time.Now().Add(-time.Hour)
+	for name := range files {
+		if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := openT(t, dir)
+	for _, base := range []string{"main", "HEAD"} {
+		got, err := c.Changes(context.Background(), base)
+		if err != nil || len(got) != 0 {
+			t.Errorf("Changes(%s) = %q, %v; want nothing", base, got, err)
+		}
+	}
+	if data, err := os.ReadFile(marker); err == nil {
+		t.Errorf("a filter ran: %q", data)
+	}
+
+	// The same status without the guard runs them: the test tests.
+	cmd := exec.Command("git", "-C", dir, "status", "--short")
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	_ = cmd.Run()
+	if _, err := os.ReadFile(marker); err != nil {
+		t.Errorf("git status ran no filter either (%v): the setup does not test the guard", err)
+	}
+}
+
+// TestChangesListsASubmoduleTheCheckoutSaysToIgnore: a .gitmodules that
+// says "ignore = all" is the change's own word, and hides no new
+// submodule commit, committed or staged.
+func TestChangesListsASubmoduleTheCheckoutSaysToIgnore(t *testing.T) {
+	isolateGit(t)
+	dir := t.TempDir()
+	run(t, dir, "init", "-q")
+	gitmodules := "[submodule \"%s\"]\n\tpath = %s\n\turl = ./nowhere\n\tignore = all\n"
+	put(t, dir, map[string]string{".gitmodules": fmt.Sprintf(gitmodules, "committed", "committed") + fmt.Sprintf(gitmodules, "staged", "staged")})
+	for _, path := range []string{"committed", "staged"} {
+		run(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("1", 40)+","+path)
+		// Not checked out: an empty directory, else status lists it
+		// as deleted.
+		if err := os.Mkdir(filepath.Join(dir, path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, "add", ".gitmodules")
+	run(t, dir, "commit", "-q", "-m", "base")
+	run(t, dir, "checkout", "-q", "-b", "change")
+	run(t, dir, "update-index", "--cacheinfo", "160000,"+strings.Repeat("2", 40)+",committed")
+	run(t, dir, "commit", "-q", "-m", "a new commit of a submodule")
+	run(t, dir, "update-index", "--cacheinfo", "160000,"+strings.Repeat("2", 40)+",staged")
+	got, err := openT(t, dir).Changes(context.Background(), "main")
+	if want := []string{"committed", "staged"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Changes = %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestChangesAgainstHEADBeforeTheFirstCommitIsEverything: on a branch
+// with no commit yet, as in a pre-commit hook on the first commit, base
+// HEAD means nothing is committed: the change is everything staged,
+// unstaged and untracked. Another base that does not resolve is an error.
+func TestChangesAgainstHEADBeforeTheFirstCommitIsEverything(t *testing.T) {
+	isolateGit(t)
+	fresh := t.TempDir()
+	run(t, fresh, "init", "-q")
+	put(t, fresh, map[string]string{".gitignore": "*.log\n", "staged.txt": "s\n", "both.txt": "b\n", "sub/staged.txt": "s\n"})
+	run(t, fresh, "add", "staged.txt", "both.txt", "sub/staged.txt")
+	put(t, fresh, map[string]string{"both.txt": "changed\n", "untracked.txt": "u\n", "sub/untracked.txt": "u\n", "debug.log": "ignored\n"})
+
+	orphan := t.TempDir()
+	run(t, orphan, "init", "-q")
+	put(t, orphan, map[string]string{"old.txt": "o\n"})
+	run(t, orphan, "add", "-A")
+	run(t, orphan, "commit", "-q", "-m", "old")
+	run(t, orphan, "checkout", "-q", "--orphan", "new")
+
+	for _, tc := range []struct {
+		name, dir string
+		want      []string
+	}{
+		{"a new repository", fresh, []string{".gitignore", "both.txt", "staged.txt", "sub/staged.txt", "sub/untracked.txt", "untracked.txt"}},
+		{"a subdirectory of one", filepath.Join(fresh, "sub"), []string{"staged.txt", "untracked.txt"}},
+		{"an orphan branch: the index is all new", orphan, []string{"old.txt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := openT(t, tc.dir).Changes(context.Background(), "HEAD")
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("Changes(HEAD) = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+	t.Run("another base", func(t *testing.T) {
+		_, err := openT(t, fresh).Changes(context.Background(), "main")
+		checkGitError(t, "Changes", err, "main", nil, "cannot resolve main")
+	})
+}
+
+// TestARevisionLooksUpOnlyWhatItIsAskedAbout: a Revision neither lists
+// nor sizes the whole tree (a missing object elsewhere in it does not
+// matter), and asks git about a path once, remembering what it learnt,
+// found or not.
+func TestARevisionLooksUpOnlyWhatItIsAskedAbout(t *testing.T) {
+	isolateGit(t)
+	dir := t.TempDir()
+	run(t, dir, "init", "-q")
+	put(t, dir, map[string]string{".the-loop/config.yaml": "rules: base\n", "big/x.txt": "x\n", "big/y.txt": "y\n", "other.txt": "o\n"})
+	run(t, dir, "add", "-A")
+	run(t, dir, "commit", "-q", "-m", "base")
+	// The commit's objects are loose: take the tree of big/ away.
+	tree := run(t, dir, "rev-parse", "HEAD:big")
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", tree[:2], tree[2:])); err != nil {
+		t.Fatal(err)
+	}
+	r, err := openT(t, dir).Revision(context.Background(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := r.ReadFile(".the-loop/config.yaml", 100); err != nil || string(data) != "rules: base\n" {
+		t.Errorf("ReadFile = %q, %v", data, err)
+	}
+	if fi, err := r.Stat("big"); err != nil || !fi.IsDir() {
+		t.Errorf("Stat(big) = %v, %v; want a directory", fi, err)
+	}
+	if _, err := r.Stat("big/x.txt"); !errors.As(err, new(*GitError)) {
+		t.Errorf("Stat(big/x.txt) = %v; want a *GitError, its directory's object being gone", err)
+	}
+	if _, err := r.Stat("nosuch/a.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(nosuch/a.txt) = %v; want fs.ErrNotExist", err)
+	}
+
+	// With no git to run, what was learnt still answers.
+	t.Setenv("PATH", t.TempDir())
+	if fi, err := r.Stat(".the-loop/config.yaml"); err != nil || fi.Size() != int64(len("rules: base\n")) {
+		t.Errorf("Stat again = %v, %v", fi, err)
+	}
+	if _, err := r.ReadFile(".the-loop/config.yaml", 4); !errors.As(err, new(*TooLargeError)) {
+		t.Errorf("ReadFile over the limit = %v; want a *TooLargeError", err)
+	}
+	for _, rel := range []string{"nosuch/b.txt", "nosuch/deeper/c.txt", ".the-loop/config.yaml/x"} {
+		if _, err := r.Stat(rel); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Stat(%s) = %v; want fs.ErrNotExist, from what was learnt", rel, err)
+		}
+	}
+	if _, err := r.Stat("other.txt"); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("Stat(other.txt) = %v; want git not found, as it was never asked about", err)
+	}
+}
+
+// TestARevisionIsBoundedByTheTimeItsContextHad: the git processes a
+// Revision runs after it is made take no longer than the context given
+// to Checkout.Revision had left, or revisionTimeout without a deadline.
+func TestARevisionIsBoundedByTheTimeItsContextHad(t *testing.T) {
+	isolateGit(t)
+	if runtime.GOOS == "windows" {
+		t.Skip("needs a shell script for git")
+	}
+	dir := t.TempDir()
+	run(t, dir, "init", "-q")
+	put(t, dir, map[string]string{"a.txt": "a\n"})
+	run(t, dir, "add", "-A")
+	run(t, dir, "commit", "-q", "-m", "base")
+	c := openT(t, dir)
+	if r, err := c.Revision(context.Background(), "HEAD"); err != nil || r.timeout != revisionTimeout {
+		t.Errorf("without a deadline: %v, %v; want a timeout of %v", r, err, revisionTimeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r, err := c.Revision(ctx, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A git that never answers.
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("needs sleep")
+	}
+	bin := t.TempDir()
+	write(t, filepath.Join(bin, "git"), "#!/bin/sh\nexec "+sleep+" 60\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	start := time.Now()
+	_, err = r.ReadFile("a.txt", 100)
+	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > 10*time.Second {
+		t.Errorf("ReadFile = %v after %v; want context.DeadlineExceeded after about 2s", err, took)
+	}
 }
 
 // bigRepo is a repository the size of a large project's: 14,000 files in
@@ -469,16 +767,14 @@ func BenchmarkChanges(b *testing.B) {
 	}
 }
 
-// BenchmarkRevision lists the base's 14,000 files and reads one.
+// BenchmarkRevision resolves the base and reads one of its 14,000 files,
+// as check --rules-from reads its config.
 func BenchmarkRevision(b *testing.B) {
 	c := bigRepo(b)
 	for b.Loop() {
 		r, err := c.Revision(context.Background(), "main")
 		if err != nil {
 			b.Fatal(err)
-		}
-		if n := len(r.Paths()); n != 14000 {
-			b.Fatalf("%d paths, want 14000", n)
 		}
 		if _, err := r.ReadFile("d03/e300/f1.go", 1<<20); err != nil {
 			b.Fatal(err)

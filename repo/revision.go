@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,24 +17,56 @@ import (
 // the checkout root, as a Checkout's are, and Stat, ReadFile and Abs have
 // a Checkout's signatures, so one interface serves both.
 //
-// Nothing is followed: a symbolic link is refused with ErrLink and a
-// submodule with ErrNotRegular, whatever they point at.
+// Nothing is followed: a symbolic link is refused with ErrLink, at the
+// path or on the way to it, and a submodule with ErrNotRegular, whatever
+// they point at.
 //
-// The zero value is not usable; use Checkout.Revision. A Revision is
-// immutable and safe for concurrent use.
+// A Revision reads lazily, as a caller reading a few files of a large
+// tree wants, and never lists the whole tree: Checkout.Revision resolves
+// the commit, and a path is looked up the first time it is asked about
+// (one git ls-tree, two when a name on its way is not a directory) and
+// remembered, found or not; a read is one git cat-file more. Each of
+// these processes is bounded by the time the context given to
+// Checkout.Revision had left, or by revisionTimeout when it had no
+// deadline; the context itself is not kept, so cancelling it later stops
+// nothing.
+//
+// The zero value is not usable; use Checkout.Revision. A Revision is safe
+// for concurrent use.
 type Revision struct {
 	c       *Checkout
 	name    string
 	commit  string
-	entries map[string]treeEntry // every blob and submodule, by path
-	dirs    map[string]bool      // the directories the paths imply
-	files   []string             // the regular files, sorted
+	prefix  string        // the checkout root from the top of the tree: "" or "sub/"
+	timeout time.Duration // for each git process a Stat or ReadFile runs
+
+	mu    sync.Mutex
+	known map[string]treeEntry // by path from the top of the tree: what ls-tree said, and what it showed is missing
 }
 
-// treeEntry is one line of git ls-tree.
+// revisionTimeout bounds each git process a Revision runs after it is
+// made, when the context it was made with had no deadline.
+const revisionTimeout = 30 * time.Second
+
+// maxLookupOutput bounds what ls-tree may print about one path: a line
+// for it and one for each directory on its way.
+const maxLookupOutput = 1 << 20
+
+// entryKind is what a path of a commit is.
+type entryKind uint8
+
+const (
+	entryMissing   entryKind = iota // nothing is there
+	entryTree                       // a directory
+	entryRegular                    // a file
+	entryLink                       // a symbolic link
+	entrySubmodule                  // a submodule's commit, or a mode git has no other name for
+)
+
+// treeEntry is one line of git ls-tree, or a path it showed is missing.
 type treeEntry struct {
-	kind Kind // KindRegular, or KindOther for a link or submodule
-	mode fs.FileMode
+	kind entryKind
+	mode fs.FileMode // of a regular file: 0o644 or 0o755
 	oid  string
 	size int64
 }
@@ -52,79 +84,24 @@ var (
 	_ fileView = (*Revision)(nil)
 )
 
-// Revision resolves rev to a commit and lists, once, the files it holds
-// under the checkout root. A commit without the root's directory is an
-// empty view. Errors are diagnosed as Changes's are.
+// Revision resolves rev to a commit, refusing an ambiguous name as
+// Changes does, and returns a view of the files it holds under the
+// checkout root; nothing is listed until it is asked for. A commit
+// without the root's directory is an empty view. Errors are diagnosed as
+// Changes's are.
 func (c *Checkout) Revision(ctx context.Context, rev string) (*Revision, error) {
 	if err := checkRev(rev); err != nil {
 		return nil, err
 	}
-	commit, err := c.resolve(ctx, rev)
+	commit, prefix, err := c.resolve(ctx, rev, true)
 	if err != nil {
-		return nil, c.diagnose(ctx, rev, false, err)
+		return nil, c.diagnose(ctx, rev, "", err)
 	}
-	// Run from a subdirectory, ls-tree lists only what is under it and
-	// names it from there: the checkout's view, with no prefix to strip.
-	out, err := c.git(ctx, maxGitOutput, "ls-tree", "-r", "-z", "-l", commit)
-	if err != nil {
-		return nil, c.diagnose(ctx, rev, false, err)
+	timeout := revisionTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = time.Until(deadline)
 	}
-	r := &Revision{c: c, name: rev, commit: commit}
-	if err := r.parse(string(out)); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// parse reads ls-tree -r -z -l: "<mode> <type> <object> <size>\t<path>"
-// records ended by NUL, the size padded with spaces and "-" for a
-// submodule. A large project lists tens of thousands, so a record is cut
-// in place rather than split.
-func (r *Revision) parse(out string) error {
-	n := strings.Count(out, "\x00")
-	r.entries = make(map[string]treeEntry, n)
-	r.dirs = make(map[string]bool, n/4)
-	r.files = make([]string, 0, n)
-	for out != "" {
-		var rec string
-		rec, out, _ = strings.Cut(out, "\x00")
-		meta, name, ok1 := strings.Cut(rec, "\t")
-		mode, meta, ok2 := strings.Cut(meta, " ")
-		_, meta, ok3 := strings.Cut(meta, " ") // the type, which the mode implies
-		oid, size, ok4 := strings.Cut(meta, " ")
-		size = strings.TrimLeft(size, " ")
-		if !ok1 || !ok2 || !ok3 || !ok4 || name == "" || len(mode) != 6 {
-			return &GitError{Rev: r.name, Msg: fmt.Sprintf("git ls-tree printed %q, want <mode> <type> <object> <size>\\t<path>", rec)}
-		}
-		e := treeEntry{kind: KindOther, oid: oid}
-		switch {
-		case mode == "120000":
-			e.mode = fs.ModeSymlink | 0o777
-		case strings.HasPrefix(mode, "100"):
-			// 100755 is executable; old repositories hold 100664 too.
-			e.kind, e.mode = KindRegular, 0o644
-			if bits, _ := strconv.ParseUint(mode[3:], 8, 32); bits&0o111 != 0 {
-				e.mode = 0o755
-			}
-			var err error
-			if e.size, err = strconv.ParseInt(size, 10, 64); err != nil {
-				return &GitError{Rev: r.name, Msg: fmt.Sprintf("git ls-tree printed size %q for %q", size, name)}
-			}
-			r.files = append(r.files, name)
-		default: // 160000, a submodule's commit
-			e.mode = fs.ModeIrregular
-		}
-		r.entries[name] = e
-		for d := path.Dir(name); d != "." && !r.dirs[d]; d = path.Dir(d) {
-			r.dirs[d] = true
-		}
-	}
-	// Git's tree order is byte order of full paths already; sorting keeps
-	// the promise without relying on it, at the cost of one pass.
-	if !slices.IsSorted(r.files) {
-		slices.Sort(r.files)
-	}
-	return nil
+	return &Revision{c: c, name: rev, commit: commit, prefix: prefix, timeout: timeout, known: map[string]treeEntry{}}, nil
 }
 
 // Name is the revision as it was given: "origin/main".
@@ -132,10 +109,6 @@ func (r *Revision) Name() string { return r.name }
 
 // Commit is the full hash of the commit Name resolved to.
 func (r *Revision) Commit() string { return r.commit }
-
-// Paths lists the revision's regular files under the root, sorted, in a
-// new slice. Links and submodules are not among them.
-func (r *Revision) Paths() []string { return slices.Clone(r.files) }
 
 // Abs names rel for a message: "<rev>:<rel>", as git would.
 func (r *Revision) Abs(rel string) string {
@@ -146,17 +119,16 @@ func (r *Revision) Abs(rel string) string {
 }
 
 // Stat describes the regular file or directory rel names in the revision.
-// A directory is one the paths imply, as git stores no other.
 func (r *Revision) Stat(rel string) (fs.FileInfo, error) {
 	p, err := Clean(rel)
 	if err != nil {
 		return nil, err
 	}
-	e, dir, err := r.lookup(p)
+	e, err := r.lookup(p)
 	switch {
 	case err != nil:
 		return nil, &fs.PathError{Op: "stat", Path: rel, Err: err}
-	case dir:
+	case e.kind == entryTree:
 		return &revFileInfo{name: path.Base(p), mode: fs.ModeDir | 0o755}, nil
 	}
 	return &revFileInfo{name: path.Base(p), size: e.size, mode: e.mode}, nil
@@ -170,47 +142,175 @@ func (r *Revision) ReadFile(rel string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, dir, err := r.lookup(p)
+	e, err := r.lookup(p)
 	switch {
 	case err != nil:
 		return nil, &fs.PathError{Op: "read", Path: rel, Err: err}
-	case dir:
+	case e.kind == entryTree:
 		return nil, &fs.PathError{Op: "read", Path: rel, Err: ErrNotRegular}
 	case e.size > limit:
 		return nil, &fs.PathError{Op: "read", Path: rel, Err: &TooLargeError{Size: e.size, Limit: limit}}
 	}
-	// The signature is a Checkout's, without a context: the read is
-	// bounded by the blob's recorded size instead.
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
 	data, err := r.c.git(ctx, int(e.size), "cat-file", "blob", e.oid)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: rel, Err: r.c.diagnose(ctx, "", false, err)}
+		return nil, &fs.PathError{Op: "read", Path: rel, Err: r.c.diagnose(ctx, "", "", err)}
 	}
 	return data, nil
 }
 
-// lookup finds the cleaned path p: a regular file's entry, or dir true.
-// A link or submodule is refused, on the path or at its end; anything
-// else missing does not exist.
-func (r *Revision) lookup(p string) (e treeEntry, dir bool, err error) {
-	if p == "." || r.dirs[p] {
-		return treeEntry{}, true, nil
+// lookup finds the cleaned path p: a regular file's entry or a tree's. A
+// link or submodule is refused, on the way or at the end; anything else
+// missing does not exist.
+func (r *Revision) lookup(p string) (treeEntry, error) {
+	if p == "." {
+		return treeEntry{kind: entryTree}, nil
 	}
-	if e, ok := r.entries[p]; ok {
+	full := r.prefix + p
+	if e, ok, err := r.cached(full); ok {
+		return e, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	if err := r.learn(ctx, full); err != nil {
+		return treeEntry{}, err
+	}
+	if e, ok, err := r.cached(full); ok {
+		return e, err
+	}
+	return treeEntry{}, &GitError{Rev: r.name, Msg: fmt.Sprintf("git ls-tree did not say what %q is", full)}
+}
+
+// cached answers for the path full from what is known, ok false when git
+// must be asked. The directories on the way are looked at from the top:
+// the first that is not a directory decides.
+func (r *Revision) cached(full string) (e treeEntry, ok bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range len(full) {
+		if full[i] != '/' {
+			continue
+		}
+		d, ok := r.known[full[:i]]
 		switch {
-		case e.kind == KindRegular:
-			return e, false, nil
-		case e.mode&fs.ModeSymlink != 0:
-			return e, false, ErrLink
+		case !ok:
+			return treeEntry{}, false, nil
+		case d.kind == entryTree:
+			continue
+		case d.kind == entryLink:
+			return treeEntry{}, true, ErrLink
 		}
-		return e, false, ErrNotRegular
+		return treeEntry{}, true, fs.ErrNotExist // nothing, a file or a submodule: nothing under it
 	}
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		if e, ok := r.entries[d]; ok && e.mode&fs.ModeSymlink != 0 {
-			return treeEntry{}, false, ErrLink
+	e, ok = r.known[full]
+	switch {
+	case !ok:
+		return treeEntry{}, false, nil
+	case e.kind == entryMissing:
+		return treeEntry{}, true, fs.ErrNotExist
+	case e.kind == entryLink:
+		return treeEntry{}, true, ErrLink
+	case e.kind == entrySubmodule:
+		return treeEntry{}, true, ErrNotRegular
+	}
+	return e, true, nil
+}
+
+// learn asks git about the path full and remembers the answer. With -t,
+// ls-tree shows every directory it enters on the way, and the path if it
+// is there; the first name on the way it does not show is no directory,
+// and one more ls-tree says what it is: nothing, a file, a link or a
+// submodule.
+func (r *Revision) learn(ctx context.Context, full string) error {
+	found, err := r.lsTree(ctx, "-t", full)
+	if err != nil {
+		return err
+	}
+	for i := 0; ; {
+		j := strings.IndexByte(full[i:], '/')
+		name := full
+		if j >= 0 {
+			name = full[:i+j]
 		}
+		e, ok := found[name]
+		if ok && e.kind == entryTree && j >= 0 {
+			i += j + 1
+			continue
+		}
+		if !ok && name != full {
+			more, err := r.lsTree(ctx, "", name)
+			if err != nil {
+				return err
+			}
+			for k, v := range more {
+				found[k] = v
+			}
+		}
+		if _, ok := found[name]; !ok {
+			found[name] = treeEntry{kind: entryMissing}
+		}
+		break
 	}
-	return treeEntry{}, false, fs.ErrNotExist
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, v := range found {
+		r.known[k] = v
+	}
+	return nil
+}
+
+// lsTree runs git ls-tree on the one path full (named from the top of the
+// tree), with option ("-t" or "") and the sizes of blobs, and returns
+// what it printed, by path.
+func (r *Revision) lsTree(ctx context.Context, option, full string) (map[string]treeEntry, error) {
+	args := []string{"ls-tree", "--full-tree", "-z", "-l"}
+	if option != "" {
+		args = append(args, option)
+	}
+	out, err := r.c.git(ctx, maxLookupOutput, append(args, r.commit, "--", full)...)
+	if err != nil {
+		return nil, r.c.diagnose(ctx, "", "", err)
+	}
+	return r.parse(string(out))
+}
+
+// parse reads ls-tree -z -l: "<mode> <type> <object> <size>\t<path>"
+// records ended by NUL, the size padded with spaces and "-" for a tree or
+// submodule.
+func (r *Revision) parse(out string) (map[string]treeEntry, error) {
+	found := map[string]treeEntry{}
+	for out != "" {
+		var rec string
+		rec, out, _ = strings.Cut(out, "\x00")
+		meta, name, ok1 := strings.Cut(rec, "\t")
+		mode, meta, ok2 := strings.Cut(meta, " ")
+		_, meta, ok3 := strings.Cut(meta, " ") // the type, which the mode implies
+		oid, size, ok4 := strings.Cut(meta, " ")
+		size = strings.TrimLeft(size, " ")
+		if !ok1 || !ok2 || !ok3 || !ok4 || name == "" || len(mode) != 6 {
+			return nil, &GitError{Rev: r.name, Msg: fmt.Sprintf("git ls-tree printed %q, want <mode> <type> <object> <size>\\t<path>", rec)}
+		}
+		e := treeEntry{kind: entrySubmodule, oid: oid}
+		switch {
+		case mode == "040000":
+			e.kind = entryTree
+		case mode == "120000":
+			e.kind = entryLink
+		case strings.HasPrefix(mode, "100"):
+			// 100755 is executable; old repositories hold 100664 too.
+			e.kind, e.mode = entryRegular, 0o644
+			if bits, _ := strconv.ParseUint(mode[3:], 8, 32); bits&0o111 != 0 {
+				e.mode = 0o755
+			}
+			var err error
+			if e.size, err = strconv.ParseInt(size, 10, 64); err != nil || e.size < 0 {
+				return nil, &GitError{Rev: r.name, Msg: fmt.Sprintf("git ls-tree printed size %q for %q", size, name)}
+			}
+		}
+		found[name] = e
+	}
+	return found, nil
 }
 
 // revFileInfo describes a path of a revision. Git records no times, so
