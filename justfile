@@ -55,7 +55,7 @@ bench-licence runs="41":
     go build -o "$dir/the-loop" ./cmd/the-loop
     go run ./tools/proctime -n {{runs}} -- "$dir/the-loop" check issue-1 --repo "$dir" -- grep -rL SPDX "$dir/src"
 
-# Time whole `check --changed --base main` processes on a 2,000-item git repository whose branch touches three items.
+# Time whole `check --changed --base main` processes, and the GitHub Action's command line (with --rules-from), on a 2,000-item git repository whose branch touches three items.
 bench-changed runs="41":
     #!/usr/bin/env bash
     set -euo pipefail
@@ -63,4 +63,5 @@ bench-changed runs="41":
     bin=$(mktemp -d)
     THE_LOOP_BENCH_CHANGED_REPO="$dir" go test ./policy -run TestWriteChangedBenchRepo -count=1 >/dev/null
     go build -o "$bin/the-loop" ./cmd/the-loop
-    go run ./tools/proctime -n {{runs}} -- "$bin/the-loop" check --changed --base main --repo "$dir"
+    go run ./tools/proctime -n {{runs}} -- "$bin/the-loop" check --changed --base main --repo "$dir" \
+        -- "$bin/the-loop" check --changed --base main --rules-from main --format github --repo "$dir"

@@ -202,6 +202,8 @@ func writeChangedRepo(tb testing.TB, root string, n int) {
 	}
 	edit("docs/specs/issue-7/design.md")
 	git("commit", "-q", "-am", "issue-7")
+	// Packed, as a clone is: loose objects would time the writer, not git.
+	git("gc", "-q")
 	edit("docs/specs/issue-1000/tasks.md")
 	edit("docs/specs/issue-1999/notes.md")
 }
