@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,5 +73,36 @@ func TestEveryVerbAnswersAnErrorAsJSONUnderFormatJSON(t *testing.T) {
 				t.Errorf("stderr %q does not hold the error %q", stderr, obj.Error)
 			}
 		})
+	}
+}
+
+func TestAnItemThatCouldNotBeEvaluatedIsAnEntryOfTheJSONList(t *testing.T) {
+	root := t.TempDir()
+	for rel, body := range map[string]string{
+		".git/HEAD":                           "ref: refs/heads/main\n",
+		"docs/specs/issue-1/requirements.md":  "# R\n",
+		"docs/specs/issue-2/graph-state.json": "not json",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code := runCLI(t, nil, "check", "--all", "--repo", root, "--format", "json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, stderr)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list) != 2 {
+		t.Fatalf("got %d entries (%v) from %s", len(list), err, stdout)
+	}
+	if list[0]["workItem"] != "issue-1" || list[0]["nodes"] == nil {
+		t.Errorf("the evaluated item: %v", list[0])
+	}
+	if list[1]["workItem"] != "issue-2" || !strings.Contains(fmt.Sprint(list[1]["error"]), "graph-state.json") {
+		t.Errorf("the item that could not be: %v", list[1])
 	}
 }
