@@ -58,11 +58,17 @@ func writeBenchRepo(tb testing.TB, root string, n int) {
 // TestWriteBenchRepo writes the benchmark repository to $THE_LOOP_BENCH_REPO,
 // so a whole `the-loop check --all` process can be timed against it.
 func TestWriteBenchRepo(t *testing.T) {
-	dir := os.Getenv("THE_LOOP_BENCH_REPO")
+	writeInto(t, "THE_LOOP_BENCH_REPO", func(dir string) { writeBenchRepo(t, dir, 200) })
+}
+
+// writeInto calls write with the directory $env names, for the justfile's
+// process benchmarks; the test is skipped when it names none.
+func writeInto(t *testing.T, env string, write func(dir string)) {
+	dir := os.Getenv(env)
 	if dir == "" {
-		t.Skip("set THE_LOOP_BENCH_REPO to write the benchmark repository")
+		t.Skipf("set %s to write this benchmark's repository", env)
 	}
-	writeBenchRepo(t, dir, 200)
+	write(dir)
 }
 
 // BenchmarkCompileShippedLoops is what a process pays to compile all four
@@ -158,11 +164,7 @@ func writeLicenceRepo(tb testing.TB, root string, n int) {
 // TestWriteLicenceRepo writes the licence fixture to
 // $THE_LOOP_BENCH_LICENCE_REPO, for timing whole processes against grep.
 func TestWriteLicenceRepo(t *testing.T) {
-	dir := os.Getenv("THE_LOOP_BENCH_LICENCE_REPO")
-	if dir == "" {
-		t.Skip("set THE_LOOP_BENCH_LICENCE_REPO to write the licence benchmark repository")
-	}
-	writeLicenceRepo(t, dir, 10_000)
+	writeInto(t, "THE_LOOP_BENCH_LICENCE_REPO", func(dir string) { writeLicenceRepo(t, dir, 10_000) })
 }
 
 func BenchmarkLicenceHeader10k(b *testing.B) {
@@ -212,11 +214,7 @@ func writeChangedRepo(tb testing.TB, root string, n int) {
 // to $THE_LOOP_BENCH_CHANGED_REPO, for timing a whole
 // `the-loop check --changed --base main` process.
 func TestWriteChangedBenchRepo(t *testing.T) {
-	dir := os.Getenv("THE_LOOP_BENCH_CHANGED_REPO")
-	if dir == "" {
-		t.Skip("set THE_LOOP_BENCH_CHANGED_REPO to write the changed-only benchmark repository")
-	}
-	writeChangedRepo(t, dir, 2000)
+	writeInto(t, "THE_LOOP_BENCH_CHANGED_REPO", func(dir string) { writeChangedRepo(t, dir, 2000) })
 }
 
 // BenchmarkCheckChanged2000 is check --changed on a 2,000-item repository
@@ -227,7 +225,8 @@ func BenchmarkCheckChanged2000(b *testing.B) {
 	writeChangedRepo(b, root, 2000)
 	b.ReportAllocs()
 	for b.Loop() {
-		e, err := Open(Options{Repo: root, Events: discard{}})
+		// As the CLI does: git starts while the configs load.
+		e, err := Open(Options{Repo: root, Base: "main", Events: discard{}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func (e *Engine) UseBase(base string) error {
 	e.pending = nil
 	switch {
 	case base == "":
-		e.changed = nil
+		e.changed, e.base = nil, ""
 		return nil
 	case p == nil || p.base != base:
 		p = startChanges(e.Checkout, base)
@@ -38,7 +38,7 @@ func (e *Engine) UseBase(base string) error {
 		return &RevisionError{Use: ForBase, Rev: base, Err: p.err}
 	}
 	// A base with nothing changed since is an empty list, not None.
-	e.changed = append([]string{}, p.paths...)
+	e.changed, e.base = append([]string{}, p.paths...), base
 	return nil
 }
 
@@ -112,11 +112,24 @@ type Selection struct {
 // found touches. A change to the gate's own files (anything under
 // .the-loop/, or a .star file anywhere) may change the verdict of every
 // item, so it selects them all. A folder the change deleted is no longer
-// an item and is not selected.
+// an item and is not selected. What it chose is said as a note.
 func (e *Engine) ChangedItems() (Selection, error) {
 	if e.changed == nil {
 		return Selection{}, ErrNoBase
 	}
+	s, err := e.changedItems()
+	switch {
+	case s.All:
+		e.note(fmt.Sprintf("checking every work item: the change touches %s, one of the gate's own files", s.Why))
+	case len(s.Items) == 0 && err == nil:
+		e.note(fmt.Sprintf("no work item's spec folder changed since %s; nothing to check", e.base))
+	case err == nil:
+		e.note(fmt.Sprintf("checking the %d work item(s) whose spec folder changed since %s", len(s.Items), e.base))
+	}
+	return s, err
+}
+
+func (e *Engine) changedItems() (Selection, error) {
 	for _, p := range e.changed {
 		if gateFile(p) {
 			items, err := e.Items()

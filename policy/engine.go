@@ -68,6 +68,7 @@ type Engine struct {
 	events      graph.Emitter
 	integration graph.Integration
 	changed     []string   // ctx.changed for every hook; nil: no base named
+	base        string     // the revision changed was counted from
 	pending     *changes   // Options.Base's changes, being computed
 	rules       *rules     // the revision the gate's files come from; nil: the checkout
 	mu          sync.Mutex // guards notes and refused: check runs items in parallel

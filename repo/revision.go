@@ -118,16 +118,26 @@ func (r *Revision) Abs(rel string) string {
 	return r.name + ":" + rel
 }
 
-// Stat describes the regular file or directory rel names in the revision.
-func (r *Revision) Stat(rel string) (fs.FileInfo, error) {
+// find cleans rel and looks it up, an error naming op and rel when it
+// cannot be had.
+func (r *Revision) find(op, rel string) (string, treeEntry, error) {
 	p, err := Clean(rel)
 	if err != nil {
-		return nil, err
+		return "", treeEntry{}, err
 	}
 	e, err := r.lookup(p)
+	if err != nil {
+		return "", treeEntry{}, &fs.PathError{Op: op, Path: rel, Err: err}
+	}
+	return p, e, nil
+}
+
+// Stat describes the regular file or directory rel names in the revision.
+func (r *Revision) Stat(rel string) (fs.FileInfo, error) {
+	p, e, err := r.find("stat", rel)
 	switch {
 	case err != nil:
-		return nil, &fs.PathError{Op: "stat", Path: rel, Err: err}
+		return nil, err
 	case e.kind == entryTree:
 		return &revFileInfo{name: path.Base(p), mode: fs.ModeDir | 0o755}, nil
 	}
@@ -138,14 +148,10 @@ func (r *Revision) Stat(rel string) (fs.FileInfo, error) {
 // most limit bytes: a larger one is refused by the size git records,
 // before a byte is read.
 func (r *Revision) ReadFile(rel string, limit int64) ([]byte, error) {
-	p, err := Clean(rel)
-	if err != nil {
-		return nil, err
-	}
-	e, err := r.lookup(p)
+	_, e, err := r.find("read", rel)
 	switch {
 	case err != nil:
-		return nil, &fs.PathError{Op: "read", Path: rel, Err: err}
+		return nil, err
 	case e.kind == entryTree:
 		return nil, &fs.PathError{Op: "read", Path: rel, Err: ErrNotRegular}
 	case e.size > limit:

@@ -49,7 +49,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err := e.UseBase(c.Base); err != nil {
 		return err
 	}
-	items, notes, err := c.items(e, out)
+	items, err := c.items(e, out)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,6 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	view := c.view(e, failed)
-	view.Notes = append(notes, view.Notes...)
 	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
 		return err
 	}
@@ -85,34 +84,25 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	return nil
 }
 
-// items are the work items asked about, and what to say about the choice.
-func (c *CheckCmd) items(e *policy.Engine, out *Output) ([]string, []string, error) {
-	if !c.All && !c.Changed {
-		return []string{c.Item}, nil, nil
-	}
+// items are the work items asked about.
+func (c *CheckCmd) items(e *policy.Engine, out *Output) ([]string, error) {
 	var items []string
-	var notes []string
 	var err error
-	if c.Changed {
+	switch {
+	case c.Changed:
 		var s policy.Selection
 		s, err = e.ChangedItems()
 		items = s.Items
-		switch {
-		case s.All:
-			notes = append(notes, fmt.Sprintf("checking every work item: the change touches %s, one of the gate's own files", s.Why))
-		case len(items) == 0 && err == nil:
-			notes = append(notes, fmt.Sprintf("no work item's spec folder changed since %s; nothing to check", c.Base))
-		default:
-			notes = append(notes, fmt.Sprintf("checking the %d work item(s) whose spec folder changed since %s", len(items), c.Base))
-		}
-	} else {
+	case c.All:
 		items, err = e.Items()
+	default:
+		return []string{c.Item}, nil
 	}
 	if errors.Is(err, policy.ErrNoSpecDir) {
 		fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %s\n", visible(err.Error()))
 		err = nil
 	}
-	return items, notes, err
+	return items, err
 }
 
 func (c *CheckCmd) outputFormat() string { return c.Format }
