@@ -137,23 +137,25 @@ func (e *Engine) changedItems() (Selection, error) {
 		}
 	}
 	spec := e.SpecDirRel()
-	var ids []string
+	var named []string
 	for _, p := range e.changed {
 		rest, ok := strings.CutPrefix(p, spec+"/")
 		if spec == "." {
 			rest, ok = p, true
 		}
-		id, _, inFolder := strings.Cut(rest, "/")
-		if !ok || !inFolder || !repo.ValidID(id) {
-			continue
+		if id, _, inFolder := strings.Cut(rest, "/"); ok && inFolder && repo.ValidID(id) {
+			named = append(named, id)
 		}
-		if _, err := e.Checkout.Item(id); err != nil {
-			continue
-		}
-		ids = append(ids, id)
 	}
-	slices.Sort(ids)
-	return Selection{Items: slices.Compact(ids)}, nil
+	slices.Sort(named)
+	// Each folder is looked at once, however many of its files changed.
+	var ids []string
+	for _, id := range slices.Compact(named) {
+		if _, err := e.Checkout.Item(id); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return Selection{Items: ids}, nil
 }
 
 // gateFile reports whether p is one of the gate's own files: the harness

@@ -355,23 +355,24 @@ func innerLoopDir(pr int, prRepo string) string {
 // recordedLoop is the outer-path loop item's state records, "" for the
 // default or anything it cannot read (the verb itself reports a bad state).
 func (e *Engine) recordedLoop(item string, sel Selector) string {
-	_, recorded, _ := e.itemState(item, sel)
+	_, recorded, _, _ := e.itemState(item, sel)
 	return recorded
 }
 
 // itemState reads item's state for sel's loop through the checkout, and
 // the outer-path loop it records ("" for the default, and for an inner
 // loop).
-func (e *Engine) itemState(item string, sel Selector) (st *graph.State, recorded string, err error) {
+func (e *Engine) itemState(item string, sel Selector) (st *graph.State, recorded, dir string, err error) {
 	it, err := e.Checkout.Item(item)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
-	st, err = graph.LoadState(e.Checkout, graph.StateDirOf(it.Dir, e.stateSubpath(sel)), item)
+	dir = graph.StateDirOf(it.Dir, e.stateSubpath(sel))
+	st, err = graph.LoadState(e.Checkout, dir, item)
 	if err != nil || sel.PR > 0 {
-		return st, "", err
+		return st, "", dir, err
 	}
-	return st, graph.OuterLoop(st.Loop), nil
+	return st, graph.OuterLoop(st.Loop), dir, nil
 }
 
 func (e *Engine) stateSubpath(sel Selector) string {
@@ -480,15 +481,11 @@ func isItemError(err error) bool {
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
 	// The state is read once: it names the loop, and is then evaluated.
-	st, recorded, err := e.itemState(item, sel)
+	st, recorded, dir, err := e.itemState(item, sel)
 	if err != nil {
 		return nil, err
 	}
-	it, err := e.Checkout.Item(item)
-	if err != nil {
-		return nil, err
-	}
-	base := e.baselineOf(item, graph.StateDirOf(it.Dir, e.stateSubpath(sel)))
+	base := e.baselineOf(item, dir)
 	var said []string
 	if base != nil && sel.PR == 0 {
 		var why string
@@ -523,7 +520,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 // own arguments (check, given the runtime), so that a verb that will fail
 // adopts nothing.
 func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) error) (*graph.Runtime, error) {
-	_, recorded, err := e.itemState(item, sel)
+	_, recorded, _, err := e.itemState(item, sel)
 	if err != nil {
 		return nil, err
 	}

@@ -62,15 +62,15 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 	// The same declaration reads other modules from another revision.
 	repoKey := e.Root + "\x00" + decl.Digest()
 	if e.rules != nil {
-		if err := e.hookPathOutside(decl); err != nil {
-			return nil, err
-		}
 		repoKey += "\x00" + e.rules.rev.Commit()
 	}
 	loaded, err := cached(&hookTables, repoKey, func() (hookTable, error) {
 		opts := e.starlarkOptions()
 		var read *readLog
 		if e.rules != nil {
+			if err := e.hookPathOutside(decl); err != nil {
+				return hookTable{}, err
+			}
 			read = &readLog{Sources: e.rules.rev}
 			opts.Rules, opts.RulesName = read, e.rules.rev.Name()
 		}

@@ -22,7 +22,7 @@ type rules struct {
 	co  *repo.Checkout // the checkout under review, to compare with
 
 	mu   sync.Mutex
-	read []string // module files the hooks were loaded from
+	read []string // module files the hooks were loaded from, once
 	said bool
 }
 
@@ -36,11 +36,14 @@ func openRules(co *repo.Checkout, rev string) (*rules, error) {
 	return &rules{rev: r, co: co}, nil
 }
 
-// used records the module files a load read from the revision.
+// used records the module files the hooks were loaded from: the same
+// for every item, as the load is done once.
 func (r *rules) used(files []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.read = append(r.read, files...)
+	if r.read == nil {
+		r.read = files
+	}
 }
 
 // LoadRevisionHarness reads the harness config the git revision rev holds,
@@ -118,6 +121,9 @@ func (e *Engine) noteGateEdits() {
 	for _, name := range HarnessConfigFiles {
 		files = append(files, ConfigDir+"/"+name)
 	}
+	// A module loaded by two others was read once each; compare it once.
+	slices.Sort(files)
+	files = slices.Compact(files)
 	var edited []string
 	for _, p := range files {
 		if r.differs(p) {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/the-loop/the-loop/policy"
 )
@@ -62,13 +61,10 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	case err != nil:
 		return err
 	}
-	view := c.view(e, failed)
-	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
+	view := reportView(e, c.FailOn)
+	view.All, view.Unevaluated = c.All || c.Changed, failed
+	if err := writeReports(out, c.Format, reports, view); err != nil {
 		return err
-	}
-	if c.Format != "github" {
-		// The github format has made each an annotation in the same log.
-		printNotes(out, view.Notes)
 	}
 	for _, f := range failed {
 		fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(f.Err.Error()))
@@ -106,12 +102,3 @@ func (c *CheckCmd) items(e *policy.Engine, out *Output) ([]string, error) {
 }
 
 func (c *CheckCmd) outputFormat() string { return c.Format }
-
-// view is how the reports are written: the engine's notes are taken here,
-// so that a format that can carry them (github, sarif) does.
-func (c *CheckCmd) view(e *policy.Engine, failed policy.ItemsError) checkView {
-	return checkView{
-		All: c.All || c.Changed, FailOn: c.FailOn, Unevaluated: failed, Notes: e.Notes(),
-		GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version(),
-	}
-}

@@ -150,24 +150,6 @@ func reportAs(err error, out *Output, format string) int {
 			fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(werr.Error()))
 		}
 	}
-	if format == "json" {
-		obj := map[string]any{"error": err.Error()}
-		var ce *graph.ConfigError
-		if errors.As(err, &ce) {
-			if ce.File != "" {
-				obj["file"] = ce.File
-			}
-			if ce.Line > 0 {
-				obj["line"] = ce.Line
-			}
-			if ce.Key != "" {
-				obj["key"] = ce.Key
-			}
-		}
-		if werr := writeJSON(out, obj); werr != nil {
-			fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(werr.Error()))
-		}
-	}
 	return report(err, out.Stderr)
 }
 

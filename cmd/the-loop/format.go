@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 
 	"github.com/the-loop/the-loop/graph"
@@ -83,6 +84,24 @@ func reportFormatNames() []string { return slices.Sorted(maps.Keys(reportFormats
 // reads why, rather than an empty file.
 type failureWriter interface {
 	writeFailure(out *Output, err error, view checkView) error
+}
+
+// reportView is how a verb reports on e's items: e's notes taken, so
+// that a format that can carry them does, and the Actions environment.
+func reportView(e *policy.Engine, failOn string) checkView {
+	return checkView{FailOn: failOn, Notes: e.Notes(), GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version()}
+}
+
+// writeReports writes reports in format, then says the notes on stderr,
+// unless the format has made them annotations in the same log.
+func writeReports(out *Output, format string, reports []*graph.StatusReport, view checkView) error {
+	if err := reportFormats[format].write(out, reports, view); err != nil {
+		return err
+	}
+	if format != "github" {
+		printNotes(out, view.Notes)
+	}
+	return nil
 }
 
 // findingText is a finding as one line of a CI system's: the work item,

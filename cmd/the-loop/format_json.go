@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -31,6 +32,25 @@ func (jsonFormat) write(out *Output, reports []*graph.StatusReport, view checkVi
 		list = append(list, unevaluated{WorkItem: f.Item, Error: f.Err.Error()})
 	}
 	return writeJSON(out, list)
+}
+
+// writeFailure is {"error": ...}, with the file, line and key of a
+// configuration error, so that a caller parsing stdout always parses JSON.
+func (jsonFormat) writeFailure(out *Output, err error, _ checkView) error {
+	obj := map[string]any{"error": err.Error()}
+	var ce *graph.ConfigError
+	if errors.As(err, &ce) {
+		if ce.File != "" {
+			obj["file"] = ce.File
+		}
+		if ce.Line > 0 {
+			obj["line"] = ce.Line
+		}
+		if ce.Key != "" {
+			obj["key"] = ce.Key
+		}
+	}
+	return writeJSON(out, obj)
 }
 
 // writeJSON prints v as indented JSON, terminal-safe (see jsonSafe).

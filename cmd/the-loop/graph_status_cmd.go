@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/the-loop/the-loop/graph"
 )
 
@@ -23,11 +21,11 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	view := checkView{FailOn: graph.FailOnUnmet, Status: true, Notes: e.Notes(), GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version()}
-	if err := reportFormats[c.Format].write(out, reports, view); err != nil {
+	view := reportView(e, graph.FailOnUnmet)
+	view.Status = true
+	if err := writeReports(out, c.Format, reports, view); err != nil {
 		return err
 	}
-	printNotes(out, view.Notes)
 	if !reports[0].OK {
 		return exitCode(1)
 	}
