@@ -62,17 +62,16 @@ func (lintArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 
 	var findings []graph.Message
 	for _, p := range paths {
-		rel := p
 		text, err := ctx.Files.Text(p)
 		if err != nil {
-			findings = append(findings, findingAt(rel, "artifact could not be read: %v", err))
+			findings = append(findings, findingAt(p, "artifact could not be read: %v", err))
 			continue
 		}
 		if diagrams {
-			findings = append(findings, lintMermaid(text, rel)...)
+			findings = append(findings, lintMermaid(text, p)...)
 		}
 		if limit > 0 {
-			findings = append(findings, lintLineLength(text, rel, limit)...)
+			findings = append(findings, lintLineLength(text, p, limit)...)
 		}
 	}
 	if len(findings) > 0 {

@@ -145,11 +145,7 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 		// Nothing to assert against: a skip, never a minted pass.
 		return graph.Skip(validateArtifactsName, "artifact(s) authored by a declared-skipped node; absence is planned"), nil
 	}
-	rel := make([]string, len(paths))
-	for i, p := range paths {
-		rel[i] = p
-	}
-	return graph.Pass(validateArtifactsName, map[string]any{"artifacts": rel}), nil
+	return graph.Pass(validateArtifactsName, map[string]any{"artifacts": append([]string{}, paths...)}), nil
 }
 
 // plannedAbsence reports whether every name slot accepts is authored by a
@@ -188,10 +184,9 @@ func dormantReason(ctx *graph.Context) string {
 // line is offset by the front matter above it.
 func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	params := ctx.Params
-	rel := path
 	front, body, lines, err := ctx.Files.FrontMatterLines(path)
 	if err != nil {
-		return []graph.Message{findingAt(rel, "artifact could not be read: %v", err)}
+		return []graph.Message{findingAt(path, "artifact could not be read: %v", err)}
 	}
 	var out []graph.Message
 
@@ -205,7 +200,7 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 			if shown == "" {
 				shown = "(unset)"
 			}
-			out = append(out, onLine(findingAt(rel, "artifact is not locked — front matter says status: %s, expected status: approved", shown),
+			out = append(out, onLine(findingAt(path, "artifact is not locked — front matter says status: %s, expected status: approved", shown),
 				lines.Key("status"), 0))
 		}
 	}
@@ -217,7 +212,7 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 				got = nil
 			}
 			if pythonStr(got) != pythonStr(want[key]) {
-				out = append(out, onLine(findingAt(rel, "front-matter %s: expected %s, found %s", key, pythonRepr(want[key]), pythonRepr(got)),
+				out = append(out, onLine(findingAt(path, "front-matter %s: expected %s, found %s", key, pythonRepr(want[key]), pythonRepr(got)),
 					lines.Key(key), 0))
 			}
 		}
@@ -230,9 +225,9 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 			i := slices.IndexFunc(found, func(s mdSection) bool { return s.Title == wanted })
 			switch {
 			case i < 0:
-				out = append(out, findingAt(rel, "required section is missing: %s", title))
+				out = append(out, findingAt(path, "required section is missing: %s", title))
 			case found[i].Content == "":
-				out = append(out, onLine(findingAt(rel, "required section is empty: %s", title), lines.Body(found[i].Line), 1))
+				out = append(out, onLine(findingAt(path, "required section is empty: %s", title), lines.Body(found[i].Line), 1))
 			}
 		}
 	}
@@ -240,7 +235,7 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	if params["checkmarks"] == "complete" {
 		if n := strings.Count(body, uncheckedBox); n > 0 {
 			line, col := firstUnchecked(body)
-			out = append(out, onLine(findingAt(rel, "%d task(s) still unticked", n), lines.Body(line), col))
+			out = append(out, onLine(findingAt(path, "%d task(s) still unticked", n), lines.Body(line), col))
 		}
 	}
 	return out

@@ -68,14 +68,6 @@ func DirectFiles(co *repo.Checkout) *Files { return &Files{co: co} }
 // ErrNoCheckout is what a nil *Files answers every read with.
 var ErrNoCheckout = errors.New("no checkout to read from")
 
-// Checkout is the checkout read from; nil for a nil *Files.
-func (f *Files) Checkout() *repo.Checkout {
-	if f == nil {
-		return nil
-	}
-	return f.co
-}
-
 // Cached reports whether reads are remembered: a read-only evaluation.
 func (f *Files) Cached() bool { return f != nil && f.m != nil }
 

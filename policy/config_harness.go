@@ -208,7 +208,7 @@ func (c *HarnessConfig) File() string {
 	if c.Path == "" {
 		return ""
 	}
-	return relFile(c.Root, c.Path)
+	return c.co.Display(c.Path)
 }
 
 // Initialized reports whether the repository carries a harness config file.
@@ -378,12 +378,3 @@ func withSpecDir(co *repo.Checkout, specDir, key string) (*repo.Checkout, error)
 
 // isNotDir reports a path component that is a file, not a directory.
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
-
-// relFile is path relative to root, slash-separated; path itself when it is
-// not under root.
-func relFile(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return filepath.ToSlash(path)
-}

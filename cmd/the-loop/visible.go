@@ -74,15 +74,6 @@ func visible(s string) string {
 	return b.String()
 }
 
-// visibles is visible of each of ss.
-func visibles(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = visible(s)
-	}
-	return out
-}
-
 // visibleWriter passes text through, escaping what would act on a
 // terminal but the newlines and tabs it is laid out with. Values that may
 // hold a newline of their own are made visible before they are written.
