@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/repo"
 )
@@ -93,6 +94,24 @@ func (m Message) Render() string {
 		return fmt.Sprintf("%s (%s)", m.Text, m.Path)
 	}
 	return m.Text
+}
+
+// Cut is s cut to at most n bytes on a character boundary, marked "…"
+// when anything was cut: how a message's text is kept within a bound.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:boundary(s, n)] + "…"
+}
+
+// boundary is the largest i <= n, n < len(s), at which a character of s
+// starts.
+func boundary(s string, n int) int {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
 
 // Errorf builds an error-severity message.

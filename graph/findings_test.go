@@ -199,3 +199,19 @@ func TestTheStopperIsTheHookThatStoppedTheExitChain(t *testing.T) {
 		t.Errorf("a passing node: got %q", got)
 	}
 }
+
+func TestCutKeepsWholeCharacters(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"aé", 2, "a…"}, // é is two bytes: not split
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

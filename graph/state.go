@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/repo"
 )
@@ -257,10 +256,7 @@ func storedText(msg, root string) string {
 	if len(msg) <= MaxStoredMessage {
 		return msg
 	}
-	cut := MaxStoredMessage
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
+	cut := boundary(msg, MaxStoredMessage)
 	return fmt.Sprintf("%s… (%d more bytes not kept)", msg[:cut], len(msg)-cut)
 }
 

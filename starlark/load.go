@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"go.starlark.net/resolve"
 	sl "go.starlark.net/starlark"
@@ -442,22 +441,10 @@ func (e *loadError) Error() string {
 			first = le
 		}
 	}
-	return cut(quote(first.err), maxCause)
+	return graph.Cut(quote(first.err), maxCause)
 }
 
 func (e *loadError) Unwrap() error { return e.err }
-
-// cut keeps s to at most n bytes, on a character boundary, saying so.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
 
 // loadFn implements load() for the thread of a declared module: the file
 // is resolved against the loading file, executed once per Load, frozen,

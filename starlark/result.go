@@ -125,7 +125,7 @@ const (
 // kept is s as a result keeps it: cut to maxMessageText and copied, so
 // that a piece of a file's text does not keep the whole buffer it was read
 // into alive.
-func kept(s string) string { return strings.Clone(cut(s, maxMessageText)) }
+func kept(s string) string { return strings.Clone(graph.Cut(s, maxMessageText)) }
 
 // messageBuiltin is message(text, path=None, line=None, severity="error",
 // column=None).

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/repo"
@@ -104,7 +103,7 @@ func (githubFormat) writeFailure(out *Output, err error, view checkView) error {
 		return werr
 	}
 	summarise(out, view, func() string {
-		return "## the-loop check\n\n❌ could not run: " + mdText(cutText(err.Error(), maxSummaryLine)) + "\n"
+		return "## the-loop check\n\n❌ could not run: " + mdText(graph.Cut(err.Error(), maxSummaryLine)) + "\n"
 	})
 	return nil
 }
@@ -184,10 +183,10 @@ func stepSummary(reports []*graph.StatusReport, view checkView) string {
 	add("## the-loop check\n\n")
 	add(mdText(view.tally(reports)) + "\n")
 	for _, f := range view.Unevaluated {
-		add(fmt.Sprintf("- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(cutText(f.Err.Error(), maxSummaryLine))))
+		add(fmt.Sprintf("- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(graph.Cut(f.Err.Error(), maxSummaryLine))))
 	}
 	for _, n := range view.Notes {
-		add(fmt.Sprintf("\n> %s\n", mdText(cutText(n, maxSummaryLine))))
+		add(fmt.Sprintf("\n> %s\n", mdText(graph.Cut(n, maxSummaryLine))))
 	}
 	if len(reports) > 0 {
 		add("\n| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
@@ -219,17 +218,6 @@ func stepSummary(reports []*graph.StatusReport, view checkView) string {
 
 // maxSummaryLine bounds one note or error in the step summary.
 const maxSummaryLine = 4 << 10
-
-// cutText is s cut to at most n bytes, on a character boundary.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 // summaryFindings is a node's findings as one table cell.
 func summaryFindings(n graph.NodeReport, env githubEnv) string {
