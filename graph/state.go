@@ -177,11 +177,7 @@ func LoadState(co *repo.Checkout, dir, workItem string) (*State, error) {
 		return NewState(workItem), nil
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &StateError{Path: rel, Msg: "cannot be read", Err: err}
+		return nil, &StateError{Path: rel, Msg: "cannot be read", Err: repo.Cause(err)}
 	}
 	return ParseState(rel, data, workItem)
 }

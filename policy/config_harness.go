@@ -104,7 +104,7 @@ func findHarnessConfig(co *repo.Checkout) (string, error) {
 		if _, err := co.Lstat(rel); errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
 			continue
 		} else if err != nil {
-			return "", &graph.ConfigError{File: rel, Msg: "cannot be inspected", Err: unwrapPath(err)}
+			return "", &graph.ConfigError{File: rel, Msg: "cannot be inspected", Err: repo.Cause(err)}
 		}
 		fi, err := co.Stat(rel)
 		var why string
@@ -187,19 +187,9 @@ func readConfig(file string, read func(limit int64) ([]byte, error)) ([]byte, er
 	case errors.As(err, &tooLarge):
 		return nil, &graph.ConfigError{File: file, Msg: fmt.Sprintf("is %d bytes; want at most %d", tooLarge.Size, maxConfigBytes)}
 	case err != nil:
-		return nil, &graph.ConfigError{File: file, Msg: "cannot be read", Err: unwrapPath(err)}
+		return nil, &graph.ConfigError{File: file, Msg: "cannot be read", Err: repo.Cause(err)}
 	}
 	return data, nil
-}
-
-// unwrapPath is err without an *fs.PathError's wrapping, whose path the
-// message names already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // File is the config's path relative to Root, slash-separated, as error
@@ -371,7 +361,7 @@ func withSpecDir(co *repo.Checkout, specDir, key string) (*repo.Checkout, error)
 	case errors.Is(err, repo.ErrOutside):
 		return nil, refuse("%q resolves through a symlink outside the repository; want a directory inside it", specDir)
 	case err != nil:
-		return nil, refuse("%q cannot be inspected: %v", specDir, unwrapPath(err))
+		return nil, refuse("%q cannot be inspected: %v", specDir, repo.Cause(err))
 	}
 	return spec, nil
 }

@@ -64,7 +64,7 @@ func LoadRevisionHarness(co *repo.Checkout, rev *repo.Revision) (*HarnessConfig,
 		case errors.Is(err, repo.ErrLink):
 			return nil, &graph.ConfigError{File: file, Msg: "is a symbolic link; want a regular file (or no file, for the defaults)"}
 		case err != nil:
-			return nil, &graph.ConfigError{File: file, Msg: "cannot be inspected", Err: unwrapPath(err)}
+			return nil, &graph.ConfigError{File: file, Msg: "cannot be inspected", Err: repo.Cause(err)}
 		case !fi.Mode().IsRegular():
 			return nil, &graph.ConfigError{File: file, Msg: "is not a regular file; want one (or no file, for the defaults)"}
 		}

@@ -100,7 +100,7 @@ func adoptableDir(co *repo.Checkout) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("inspect %s: %w", ConfigDir, unwrapPath(err))
+		return fmt.Errorf("inspect %s: %w", ConfigDir, repo.Cause(err))
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symlink; the-loop only writes its config into a real directory inside the checkout", ConfigDir)
 	case !fi.IsDir():

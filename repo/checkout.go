@@ -120,9 +120,15 @@ func (c *Checkout) Display(abs string) string {
 
 // pathErr wraps err for rel, keeping an *fs.PathError's Err.
 func pathErr(op, rel string, err error) error {
+	return &fs.PathError{Op: op, Path: rel, Err: Cause(err)}
+}
+
+// Cause is err without the *fs.PathError that wraps it: what went wrong,
+// for a message that names the path itself.
+func Cause(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		err = pe.Err
+		return pe.Err
 	}
-	return &fs.PathError{Op: op, Path: rel, Err: err}
+	return err
 }

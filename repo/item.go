@@ -76,10 +76,7 @@ func (c *Checkout) Item(id string) (Item, error) {
 	fi, err := c.Stat(it.Dir)
 	switch {
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = Cause(err)
 		if errors.Is(err, errNotDir) {
 			err = fs.ErrNotExist
 		}

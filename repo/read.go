@@ -152,11 +152,7 @@ var rootEscape = sync.OnceValue(func() error {
 	}
 	defer r.Close()
 	_, err = r.Stat("../x")
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return Cause(err)
 })
 
 // outside translates os.Root's escape error into ErrOutside.

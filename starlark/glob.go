@@ -306,10 +306,7 @@ func listError(rel string, err error) error {
 	if rel == "" {
 		rel = "."
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
+	err = repo.Cause(err)
 	switch {
 	case errors.Is(err, repo.ErrOutside):
 		return fmt.Errorf("%s changed while it was listed (it now leads outside the repository)", rel)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"path"
 	"path/filepath"
@@ -295,11 +294,7 @@ func readSource(src *source) ([]byte, error) {
 	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("%s is over %s; a hook module is limited to that", src.name, formatBytes(maxSource))
 	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("cannot read %s: %w", src.name, err)
+		return nil, fmt.Errorf("cannot read %s: %w", src.name, repo.Cause(err))
 	}
 	return data, nil
 }

@@ -81,11 +81,7 @@ func (t *tree) problem(rel string, err error, lim Limits) error {
 	case errors.As(err, &tooLarge):
 		return fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("%s: %w", rel, err)
+	return fmt.Errorf("%s: %w", rel, repo.Cause(err))
 }
 
 // stat describes the cleaned path rel: its FileInfo, or exists false.
