@@ -230,9 +230,6 @@ func BenchmarkCheckChanged2000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := e.UseBase("main"); err != nil {
-			b.Fatal(err)
-		}
 		s, err := e.ChangedItems()
 		if err != nil || len(s.Items) != 3 {
 			b.Fatal(err, s)

@@ -17,29 +17,23 @@ import (
 // holding it.
 const gitTimeout = 30 * time.Second
 
-// UseBase makes ctx.changed, for every hook this engine runs, the paths a
-// change makes against base (a git revision): committed since the merge
-// base of base and HEAD, staged, unstaged and untracked (see
-// repo.Checkout.Changes). It is the one place check reads anything but the
-// repository's files: a few read-only git processes, run once, and only
-// when the user names a base. Without one, ctx.changed is None.
-func (e *Engine) UseBase(base string) error {
-	p := e.pending
-	e.pending = nil
-	switch {
-	case base == "":
-		e.changed, e.base = nil, ""
-		return nil
-	case p == nil || p.base != base:
-		p = startChanges(e.Checkout, base)
+// Changes is ctx.changed, for every hook this engine runs: the paths a
+// change makes against Options.Base (a git revision), committed since the
+// merge base of it and HEAD, staged, unstaged and untracked (see
+// repo.Checkout.Changes); nil when no base was named, and [] when nothing
+// changed. It is the one place check reads anything but the repository's
+// files: a few read-only git processes, started by Open and waited for
+// here. A base git cannot use is a *RevisionError.
+func (e *Engine) Changes() ([]string, error) {
+	c := e.base
+	if c == nil {
+		return nil, nil
 	}
-	<-p.done
-	if p.err != nil {
-		return &RevisionError{Use: ForBase, Rev: base, Err: p.err}
+	<-c.done
+	if c.err != nil {
+		return nil, &RevisionError{Use: ForBase, Rev: c.base, Err: c.err}
 	}
-	// A base with nothing changed since is an empty list, not None.
-	e.changed, e.base = append([]string{}, p.paths...), base
-	return nil
+	return c.paths, nil
 }
 
 // changes are the paths changed against base, computed in the background:
@@ -59,7 +53,9 @@ func startChanges(co *repo.Checkout, base string) *changes {
 	go func() {
 		defer close(c.done)
 		defer cancel()
-		c.paths, c.err = co.Changes(ctx, base)
+		paths, err := co.Changes(ctx, base)
+		// Nothing changed since a base is an empty list, not None.
+		c.paths, c.err = append([]string{}, paths...), err
 	}()
 	return c
 }
@@ -94,10 +90,6 @@ func (e *RevisionError) Unwrap() error { return e.Err }
 // what changed is counted from one.
 var ErrNoBase = errors.New("no base revision to count changes from")
 
-// Changed is ctx.changed: the paths UseBase found, nil when no base was
-// named.
-func (e *Engine) Changed() []string { return e.changed }
-
 // Selection is which work items a change touches.
 type Selection struct {
 	// Items are the work items to check, sorted.
@@ -108,29 +100,33 @@ type Selection struct {
 	Why string
 }
 
-// ChangedItems is the work items whose spec folder the change UseBase
-// found touches. A change to the gate's own files (anything under
+// ChangedItems is the work items whose spec folder the change since
+// Options.Base touches (see Changes). A change to the gate's own files (anything under
 // .the-loop/, or a .star file anywhere) may change the verdict of every
 // item, so it selects them all. A folder the change deleted is no longer
 // an item and is not selected. What it chose is said as a note.
 func (e *Engine) ChangedItems() (Selection, error) {
-	if e.changed == nil {
+	changed, err := e.Changes()
+	switch {
+	case err != nil:
+		return Selection{}, err
+	case changed == nil:
 		return Selection{}, ErrNoBase
 	}
-	s, err := e.changedItems()
+	s, err := e.changedItems(changed)
 	switch {
 	case s.All:
 		e.note(fmt.Sprintf("checking every work item: the change touches %s, one of the gate's own files", s.Why))
 	case len(s.Items) == 0 && err == nil:
-		e.note(fmt.Sprintf("no work item's spec folder changed since %s; nothing to check", e.base))
+		e.note(fmt.Sprintf("no work item's spec folder changed since %s; nothing to check", e.base.base))
 	case err == nil:
-		e.note(fmt.Sprintf("checking the %d work item(s) whose spec folder changed since %s", len(s.Items), e.base))
+		e.note(fmt.Sprintf("checking the %d work item(s) whose spec folder changed since %s", len(s.Items), e.base.base))
 	}
 	return s, err
 }
 
-func (e *Engine) changedItems() (Selection, error) {
-	for _, p := range e.changed {
+func (e *Engine) changedItems(changed []string) (Selection, error) {
+	for _, p := range changed {
 		if gateFile(p) {
 			items, err := e.Items()
 			return Selection{Items: items, All: true, Why: p}, err
@@ -138,7 +134,7 @@ func (e *Engine) changedItems() (Selection, error) {
 	}
 	spec := e.SpecDirRel()
 	var named []string
-	for _, p := range e.changed {
+	for _, p := range changed {
 		rest, ok := strings.CutPrefix(p, spec+"/")
 		if spec == "." {
 			rest, ok = p, true

@@ -59,9 +59,6 @@ func changedSelection(t *testing.T, root, base string) Selection {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.UseBase(base); err != nil {
-		t.Fatal(err)
-	}
 	s, err := e.ChangedItems()
 	if err != nil {
 		t.Fatal(err)

@@ -39,8 +39,8 @@ type Options struct {
 	// state still come from the checkout. It is how a pull request is
 	// judged by its base branch's rules rather than by rules it rewrote.
 	RulesFrom string
-	// Base, when set, is the git revision ctx.changed is computed against
-	// (see UseBase). Named here, git runs while the configs load.
+	// Base, when set, is the git revision ctx.changed is counted from (see
+	// Engine.Changes): git starts at once, and runs while the configs load.
 	Base string
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
@@ -67,9 +67,7 @@ type Engine struct {
 	log         *slog.Logger
 	events      graph.Emitter
 	integration graph.Integration
-	changed     []string   // ctx.changed for every hook; nil: no base named
-	base        string     // the revision changed was counted from
-	pending     *changes   // Options.Base's changes, being computed
+	base        *changes   // Options.Base's changes; nil: no base named
 	rules       *rules     // the revision the gate's files come from; nil: the checkout
 	mu          sync.Mutex // guards notes and refused: check runs items in parallel
 	notes       []string
@@ -136,11 +134,11 @@ func Open(opts Options) (*Engine, error) {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}
 	if opts.Base != "" {
-		e.pending = startChanges(co, opts.Base)
+		e.base = startChanges(co, opts.Base)
 	}
 	if err := e.loadRules(opts.RulesFrom); err != nil {
 		// Nobody will wait for the changes: stop their git.
-		e.pending.stop()
+		e.base.stop()
 		return nil, err
 	}
 	if e.log == nil {
@@ -327,7 +325,7 @@ func (e *Engine) runtime(recorded string, sel Selector, emit bool) (*graph.Runti
 		},
 	}
 	rt.Ref = sel.Ref
-	rt.Changed = e.changed
+	rt.Changed, _ = e.Changes() // Check has waited, and said a failure
 	name := sel.Loop()
 	if sel.PR > 0 {
 		rt.StateSubpath = innerLoopDir(sel.PR, sel.PRRepo)
@@ -415,6 +413,11 @@ func (e *Engine) Items() ([]string, error) {
 // other error (a configuration or hook module that cannot load) fails
 // every item alike and is returned alone, the first in order.
 func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.StatusReport, error) {
+	// What changed is every item's ctx.changed: a base git cannot use
+	// fails them all, once.
+	if _, err := e.Changes(); err != nil {
+		return nil, err
+	}
 	reports := make([]*graph.StatusReport, len(items))
 	errs := make([]error, len(items))
 	next := make(chan int)

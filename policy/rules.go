@@ -130,7 +130,8 @@ func (e *Engine) noteGateEdits() {
 			edited = append(edited, p)
 		}
 	}
-	for _, p := range e.changed {
+	changed, _ := e.Changes()
+	for _, p := range changed {
 		if gateFile(p) {
 			edited = append(edited, p)
 		}

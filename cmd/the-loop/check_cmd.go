@@ -45,7 +45,8 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if err := e.UseBase(c.Base); err != nil {
+	// A base git cannot use is the answer, before anything is listed.
+	if _, err := e.Changes(); err != nil {
 		return err
 	}
 	items, err := c.items(e, out)
