@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -101,7 +100,7 @@ func findHarnessConfig(co *repo.Checkout) (string, error) {
 	}
 	for _, name := range HarnessConfigFiles {
 		rel := ConfigDir + "/" + name
-		if _, err := co.Lstat(rel); errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
+		if _, err := co.Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
 			return "", &graph.ConfigError{File: rel, Msg: "cannot be inspected", Err: repo.Cause(err)}
@@ -111,7 +110,7 @@ func findHarnessConfig(co *repo.Checkout) (string, error) {
 		switch {
 		case errors.Is(err, repo.ErrOutside):
 			why = "is a symbolic link leading outside the repository"
-		case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
+		case errors.Is(err, fs.ErrNotExist):
 			why = "is a symbolic link to nothing"
 		case err != nil:
 			return "", &graph.ConfigError{File: rel, Msg: "cannot be inspected", Err: err}
@@ -365,6 +364,3 @@ func withSpecDir(co *repo.Checkout, specDir, key string) (*repo.Checkout, error)
 	}
 	return spec, nil
 }
-
-// isNotDir reports a path component that is a file, not a directory.
-func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

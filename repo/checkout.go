@@ -123,6 +123,16 @@ func pathErr(op, rel string, err error) error {
 	return &fs.PathError{Op: op, Path: rel, Err: Cause(err)}
 }
 
+// lookupErr is pathErr for a path looked up (Stat, Lstat): one through
+// something that is not a directory names nothing, and says so as
+// fs.ErrNotExist.
+func lookupErr(op, rel string, err error) error {
+	if errors.Is(err, ErrNotDir) {
+		err = fs.ErrNotExist
+	}
+	return pathErr(op, rel, err)
+}
+
 // Cause is err without the *fs.PathError that wraps it: what went wrong,
 // for a message that names the path itself.
 func Cause(err error) error {

@@ -102,7 +102,7 @@ func TestReadFileRefusesWhatTheCheckoutCannotHoldAndReadsTheRest(t *testing.T) {
 			{rel: ".", err: ErrNotRegular},
 			{rel: "dangling", err: fs.ErrNotExist},
 			{rel: "missing.md", err: fs.ErrNotExist},
-			{rel: "src/a.go/x", err: errNotDir},
+			{rel: "src/a.go/x", err: ErrNotDir},
 		} {
 			t.Run(way+"/"+tc.rel, func(t *testing.T) {
 				data, err := c.ReadFile(tc.rel, 1<<20)

@@ -16,7 +16,7 @@ func (c *Checkout) WithSpecDir(rel string) (*Checkout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
+	if _, err := c.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	cp := *c
@@ -76,11 +76,7 @@ func (c *Checkout) Item(id string) (Item, error) {
 	fi, err := c.Stat(it.Dir)
 	switch {
 	case err != nil:
-		err = Cause(err)
-		if errors.Is(err, errNotDir) {
-			err = fs.ErrNotExist
-		}
-		return it, &ItemError{ID: id, Dir: it.Dir, Err: err}
+		return it, &ItemError{ID: id, Dir: it.Dir, Err: Cause(err)}
 	case !fi.IsDir():
 		return it, &ItemError{ID: id, Dir: it.Dir, Err: errors.New("not a directory")}
 	}

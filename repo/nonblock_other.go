@@ -6,7 +6,8 @@ import "errors"
 
 const openNonblock = 0
 
-var errNotDir = errors.New("not a directory")
+// ErrNotDir: see nonblock_unix.go.
+var ErrNotDir = errors.New("not a directory")
 
 const openNoFollow = 0
 

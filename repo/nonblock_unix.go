@@ -11,8 +11,10 @@ import (
 // a terminal from becoming the controlling one.
 const openNonblock = syscall.O_NONBLOCK | syscall.O_NOCTTY
 
-// errNotDir is a path through something that is not a directory.
-var errNotDir error = syscall.ENOTDIR
+// ErrNotDir is a path through something that is not a directory, as
+// ReadFile and ListDir report it; Stat and Lstat report it as
+// fs.ErrNotExist, since such a path names nothing.
+var ErrNotDir error = syscall.ENOTDIR
 
 // openNoFollow refuses a final symbolic link.
 const openNoFollow = syscall.O_NOFOLLOW

@@ -60,7 +60,7 @@ func (c *Checkout) stat(rel string, follow bool) (fs.FileInfo, error) {
 		fi, err = c.dir.Lstat(p)
 	}
 	if err != nil {
-		return nil, pathErr("stat", rel, c.outside(err))
+		return nil, lookupErr("stat", rel, c.outside(err))
 	}
 	return fi, nil
 }
@@ -73,7 +73,7 @@ func (c *Checkout) Exists(rel string) (bool, error) {
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
 	}
 	return false, err

@@ -152,7 +152,7 @@ func (t *tree) glob(pattern string, opt globWalk) (paths []string, seen uint64, 
 	}
 	fi, err := t.co.Lstat(start)
 	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+	case errors.Is(err, fs.ErrNotExist):
 		return []string{}, 0, nil
 	case err != nil:
 		return nil, 0, t.problem(start, err, Limits{})
@@ -310,7 +310,7 @@ func listError(rel string, err error) error {
 	switch {
 	case errors.Is(err, repo.ErrOutside):
 		return fmt.Errorf("%s changed while it was listed (it now leads outside the repository)", rel)
-	case errors.Is(err, errNotDir):
+	case errors.Is(err, repo.ErrNotDir):
 		return fmt.Errorf("%s changed while it was listed (it is no longer a directory)", rel)
 	}
 	return fmt.Errorf("cannot list %s: %w", rel, err)

@@ -72,7 +72,7 @@ func (t *tree) problem(rel string, err error, lim Limits) error {
 	switch {
 	case errors.Is(err, repo.ErrOutside):
 		return fmt.Errorf("%q resolves outside %s through a symbolic link", rel, t.what)
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, repo.ErrNotDir):
 		return fmt.Errorf("%s does not exist", rel)
 	case errors.Is(err, repo.ErrNotRegular):
 		return fmt.Errorf("%s is not a regular file", rel)
@@ -90,7 +90,7 @@ func (t *tree) stat(rel string) (fs.FileInfo, bool, error) {
 	switch {
 	case err == nil:
 		return fi, true, nil
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNotDir):
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
 	}
 	return nil, false, err
