@@ -1,9 +1,7 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -41,11 +39,12 @@ func (e *Engine) baselineOf(item, dir string) *baseline {
 		return nil
 	}
 	rel := path.Join(dir, graph.StateFile)
-	data, err := e.rules.rev.ReadFile(rel, graph.MaxStateBytes)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			e.note(fmt.Sprintf("%s: its state in %s cannot be read (%v); the checkout's is used alone", item, e.rules.rev.Name(), err))
-		}
+	data, ok, err := e.rules.state(e.SpecDirRel(), rel)
+	switch {
+	case err != nil:
+		e.note(fmt.Sprintf("%s: its state in %s cannot be read (%v); the checkout's is used alone", item, e.rules.rev.Name(), err))
+		return nil
+	case !ok:
 		return nil
 	}
 	st, err := graph.ParseState(e.rules.rev.Abs(rel), data, item)

@@ -239,3 +239,22 @@ func BenchmarkCheckChanged2000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckAllRulesFrom2000 is check --all --rules-from on the same
+// repository: every item's state in the revision is read, and must not
+// cost a git process an item.
+func BenchmarkCheckAllRulesFrom2000(b *testing.B) {
+	root := b.TempDir()
+	writeChangedRepo(b, root, 2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := Open(Options{Repo: root, RulesFrom: "main", Events: discard{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		items, _ := e.Items()
+		if _, err := e.Check(items, false, Selector{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -24,6 +24,28 @@ type rules struct {
 	mu   sync.Mutex
 	read []string // module files the hooks were loaded from, once
 	said bool
+
+	// states are the revision's graph-state files under the spec
+	// directory, read at once on first use: a git process an item would
+	// cost a check of every item tens of seconds.
+	states     sync.Once
+	stateFiles map[string][]byte
+	stateErr   error
+}
+
+// state is the revision's graph-state file rel, read with every other
+// under specDir the first time; ok false when the revision has none.
+func (r *rules) state(specDir, rel string) (data []byte, ok bool, err error) {
+	r.states.Do(func() { r.stateFiles, r.stateErr = r.rev.ReadAll(specDir, graph.StateFile, graph.MaxStateBytes) })
+	if r.stateErr != nil {
+		return nil, false, r.stateErr
+	}
+	data, ok = r.stateFiles[rel]
+	if ok && data == nil {
+		// Over the limit: the revision's own read says so.
+		_, err = r.rev.ReadFile(rel, graph.MaxStateBytes)
+	}
+	return data, ok, err
 }
 
 func openRules(co *repo.Checkout, rev string) (*rules, error) {

@@ -308,6 +308,7 @@ type gitCmd struct {
 	args   []string // the subcommand and its arguments
 	config []string // more settings, "name=value", given as -c
 	env    []string // more environment, "NAME=value"
+	stdin  string   // what git reads, if anything
 	limit  int      // the most standard output read
 }
 
@@ -336,6 +337,9 @@ func (c *Checkout) run(ctx context.Context, g gitCmd) ([]byte, string, error) {
 	argv = append(argv, g.args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Env = append(gitEnv(), g.env...)
+	if g.stdin != "" {
+		cmd.Stdin = strings.NewReader(g.stdin)
+	}
 	out := &cappedBuffer{limit: g.limit}
 	stderr := &cappedBuffer{limit: maxGitStderr, drop: true}
 	cmd.Stdout, cmd.Stderr = out, stderr

@@ -1,10 +1,12 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -779,5 +781,60 @@ func BenchmarkRevision(b *testing.B) {
 		if _, err := r.ReadFile("d03/e300/f1.go", 1<<20); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestReadAllReadsEveryFileOfANameAtOnce(t *testing.T) {
+	isolateGit(t)
+	dir := t.TempDir()
+	run(t, dir, "init", "-q")
+	put(t, dir, map[string]string{
+		"svc/specs/issue-1/state.json":               "one",
+		"svc/specs/issue-2/state.json":               "two\n",
+		"svc/specs/issue-2/pr-loops/pr-3/state.json": "three",
+		"svc/specs/issue-4/state.json":               strings.Repeat("x", 100),
+		"svc/specs/issue-5/other.json":               "not asked for",
+		"svc/specs/issue-6/empty/state.json":         "",
+		"svc/elsewhere/state.json":                   "not under dir",
+	})
+	if err := os.Symlink("../issue-1/state.json", filepath.Join(dir, "svc/specs/issue-5/state.json")); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "add", ".")
+	run(t, dir, "commit", "-q", "-m", "base")
+	// The checkout is the svc directory; the work tree is not the revision.
+	put(t, dir, map[string]string{"svc/specs/issue-1/state.json": "edited"})
+	c := openT(t, filepath.Join(dir, "svc"))
+	r, err := c.Revision(context.Background(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.ReadAll("specs", "state.json", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{
+		"specs/issue-1/state.json":               []byte("one"),
+		"specs/issue-2/state.json":               []byte("two\n"),
+		"specs/issue-2/pr-loops/pr-3/state.json": []byte("three"),
+		"specs/issue-4/state.json":               nil, // over the limit: ReadFile says why
+		"specs/issue-6/empty/state.json":         {},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d files %v, want %d", len(got), slices.Sorted(maps.Keys(got)), len(want))
+	}
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok || !bytes.Equal(g, w) || (w == nil) != (g == nil) {
+			t.Errorf("%s: got %q (present %v), want %q", k, g, ok, w)
+		}
+	}
+	// What the listing showed is known: no git to stat it again.
+	t.Setenv("PATH", "")
+	if _, err := r.Stat("specs/issue-2/state.json"); err != nil {
+		t.Errorf("Stat after ReadAll: %v", err)
+	}
+	if _, err := r.Stat("specs/issue-5/state.json"); !errors.Is(err, ErrLink) {
+		t.Errorf("the link: got %v, want ErrLink", err)
 	}
 }

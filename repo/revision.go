@@ -1,10 +1,13 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,6 +167,87 @@ func (r *Revision) ReadFile(rel string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: rel, Err: r.c.diagnose(ctx, "", "", err)}
 	}
 	return data, nil
+}
+
+// ReadAll reads every regular file called name in dir or below it, of at
+// most limit bytes each, with two git processes however many there are
+// (one listing, one cat-file --batch), where reading them one by one
+// would cost two each: what a caller wanting a file of every work item
+// needs. Keys are paths from the checkout root. A file over limit is there
+// with nil data (ReadFile says why); links and submodules are left out.
+// What the listing shows is remembered for Stat and ReadFile.
+func (r *Revision) ReadAll(dir, name string, limit int64) (map[string][]byte, error) {
+	p, err := Clean(dir)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	args := []string{"ls-tree", "--full-tree", "-r", "-t", "-z", "-l", r.commit}
+	if full := strings.TrimSuffix(r.prefix+p, "/."); full != "." && full != "" {
+		args = append(args, "--", strings.TrimSuffix(full, "/"))
+	}
+	out, err := r.c.git(ctx, maxGitOutput, args...)
+	if err != nil {
+		return nil, r.c.diagnose(ctx, "", "", err)
+	}
+	found, err := r.parse(string(out))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	for k, v := range found {
+		r.known[k] = v
+	}
+	r.mu.Unlock()
+	files := map[string][]byte{}
+	var oids []string
+	var wanted []string
+	total := 0
+	for _, full := range slices.Sorted(maps.Keys(found)) {
+		e := found[full]
+		rel, under := strings.CutPrefix(full, r.prefix)
+		if !under || e.kind != entryRegular || path.Base(full) != name {
+			continue
+		}
+		// Each a regular file all the way down: the listing enters no link.
+		files[rel] = nil
+		if e.size > limit {
+			continue
+		}
+		oids, wanted = append(oids, e.oid), append(wanted, rel)
+		total += int(e.size) + len(e.oid) + 32
+	}
+	if len(oids) == 0 {
+		return files, nil
+	}
+	batch, _, err := r.c.run(ctx, gitCmd{args: []string{"cat-file", "--batch"}, stdin: strings.Join(oids, "\n") + "\n", limit: total})
+	if err != nil {
+		return nil, r.c.diagnose(ctx, "", "", err)
+	}
+	for i, rel := range wanted {
+		var data []byte
+		if data, batch, err = nextBlob(batch, oids[i]); err != nil {
+			return nil, &GitError{Rev: r.name, Msg: fmt.Sprintf("git cat-file --batch, for %s: %v", rel, err)}
+		}
+		files[rel] = data
+	}
+	return files, nil
+}
+
+// nextBlob reads one "<oid> blob <size>\n<data>\n" record of cat-file
+// --batch from out, the blob oid's, and returns its data and the rest.
+func nextBlob(out []byte, oid string) (data, rest []byte, err error) {
+	head, body, ok := bytes.Cut(out, []byte("\n"))
+	fields := strings.Fields(string(head))
+	if !ok || len(fields) != 3 || fields[0] != oid || fields[1] != "blob" {
+		return nil, nil, fmt.Errorf("printed %q, want %q", head, oid+" blob <size>")
+	}
+	n, err := strconv.Atoi(fields[2])
+	if err != nil || n < 0 || n+1 > len(body) || body[n] != '\n' {
+		return nil, nil, fmt.Errorf("printed a record of size %q it does not hold", fields[2])
+	}
+	return body[:n:n], body[n+1:], nil
 }
 
 // lookup finds the cleaned path p: a regular file's entry or a tree's. A
