@@ -39,7 +39,7 @@ func (e *Engine) baselineOf(item, dir string) *baseline {
 		return nil
 	}
 	rel := path.Join(dir, graph.StateFile)
-	data, ok, err := e.rules.state(e.SpecDirRel(), rel)
+	data, ok, err := e.rules.state(rel)
 	switch {
 	case err != nil:
 		e.note(fmt.Sprintf("%s: its state in %s cannot be read (%v); the checkout's is used alone", item, e.rules.rev.Name(), err))

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,5 +187,38 @@ func TestUnderRulesFromAHookPathInsideTheCheckoutIsRefused(t *testing.T) {
 	e, _ = Open(Options{Repo: root, Events: discard{}})
 	if _, err := e.Graph(graph.WorkItemLoop); err != nil {
 		t.Errorf("without --rules-from: %v", err)
+	}
+}
+
+func TestManyItemsStatesAreReadFromTheRevisionAtOnceAndStillWin(t *testing.T) {
+	files := map[string]string{}
+	const n = oneByOne + 4
+	for i := range n {
+		dir := fmt.Sprintf("docs/specs/issue-%d/", i)
+		files[dir+"requirements.md"] = "---\nstatus: draft\n---\n# R\n"
+		files[dir+"graph-state.json"] = `{"currentNode": "requirements-definition", "decisions": {"phase-selection": {"at": "2026-01-01T00:00:00+00:00"}}}`
+	}
+	root, _ := gitRepo(t, files)
+	back := map[string]string{}
+	for i := range n {
+		back[fmt.Sprintf("docs/specs/issue-%d/graph-state.json", i)] = `{"currentNode": "phase-selection", "decisions": {"phase-selection": {"at": "2026-01-01T00:00:00+00:00"}}}`
+	}
+	writeFiles(t, root, back)
+	e, err := Open(Options{Repo: root, RulesFrom: "main", Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, _ := e.Items()
+	reps, err := e.Check(items, false, Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.rules.stateFiles == nil {
+		t.Fatal("the states were read one by one")
+	}
+	for _, r := range reps {
+		if !r.Blocked() {
+			t.Errorf("%s: the pointer moved back hid the block", r.WorkItem)
+		}
 	}
 }

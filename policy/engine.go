@@ -418,6 +418,9 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	if _, err := e.Changes(); err != nil {
 		return nil, err
 	}
+	if e.rules != nil {
+		e.rules.prefetch(e.SpecDirRel(), len(items))
+	}
 	reports := make([]*graph.StatusReport, len(items))
 	errs := make([]error, len(items))
 	next := make(chan int)

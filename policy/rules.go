@@ -25,27 +25,45 @@ type rules struct {
 	read []string // module files the hooks were loaded from, once
 	said bool
 
-	// states are the revision's graph-state files under the spec
-	// directory, read at once on first use: a git process an item would
-	// cost a check of every item tens of seconds.
+	// stateFiles are the revision's graph-state files under the spec
+	// directory, when a check of many items read them all at once (see
+	// prefetch); nil, they are read one by one.
 	states     sync.Once
 	stateFiles map[string][]byte
-	stateErr   error
 }
 
-// state is the revision's graph-state file rel, read with every other
-// under specDir the first time; ok false when the revision has none.
-func (r *rules) state(specDir, rel string) (data []byte, ok bool, err error) {
-	r.states.Do(func() { r.stateFiles, r.stateErr = r.rev.ReadAll(specDir, graph.StateFile, graph.MaxStateBytes) })
-	if r.stateErr != nil {
-		return nil, false, r.stateErr
+// oneByOne is how many items' states are read a file at a time, each
+// a git process or two; past it, one listing and one read take them all.
+const oneByOne = 16
+
+// prefetch reads every state file under specDir at once, for a check of
+// n items, when n is past oneByOne. A failure leaves them to be read one
+// by one.
+func (r *rules) prefetch(specDir string, n int) {
+	if n <= oneByOne {
+		return
 	}
-	data, ok = r.stateFiles[rel]
-	if ok && data == nil {
+	r.states.Do(func() {
+		if files, err := r.rev.ReadAll(specDir, graph.StateFile, graph.MaxStateBytes); err == nil {
+			r.stateFiles = files
+		}
+	})
+}
+
+// state is the revision's graph-state file rel; ok false when the
+// revision has none.
+func (r *rules) state(rel string) (data []byte, ok bool, err error) {
+	if r.stateFiles != nil {
+		if data, ok = r.stateFiles[rel]; !ok || data != nil {
+			return data, ok, nil
+		}
 		// Over the limit: the revision's own read says so.
-		_, err = r.rev.ReadFile(rel, graph.MaxStateBytes)
 	}
-	return data, ok, err
+	data, err = r.rev.ReadFile(rel, graph.MaxStateBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return data, err == nil, err
 }
 
 func openRules(co *repo.Checkout, rev string) (*rules, error) {
