@@ -175,6 +175,7 @@ func (r *Revision) ReadFile(rel string, limit int64) ([]byte, error) {
 // would cost two each: what a caller wanting a file of every work item
 // needs. Keys are paths from the checkout root. A file over limit is there
 // with nil data (ReadFile says why); links and submodules are left out.
+// Files that come to more than 64 MiB together are refused, not held.
 // What the listing shows is remembered for Stat and ReadFile.
 func (r *Revision) ReadAll(dir, name string, limit int64) (map[string][]byte, error) {
 	p, err := Clean(dir)
@@ -220,6 +221,9 @@ func (r *Revision) ReadAll(dir, name string, limit int64) (map[string][]byte, er
 	}
 	if len(oids) == 0 {
 		return files, nil
+	}
+	if total > maxGitOutput {
+		return nil, &GitError{Rev: r.name, Msg: fmt.Sprintf("the %s files under %s come to more than %s", name, dir, byteSize(maxGitOutput)), Hint: "read them one at a time"}
 	}
 	batch, _, err := r.c.run(ctx, gitCmd{args: []string{"cat-file", "--batch"}, stdin: strings.Join(oids, "\n") + "\n", limit: total})
 	if err != nil {
