@@ -75,29 +75,8 @@ func (o ChainOutcome) Degradations() [][2]string {
 // base is copied per hook; the caller's Context is not modified.
 func RunChain(entries []ChainEntry, base *Context) ChainOutcome {
 	var out ChainOutcome
-	log := base.Log
-	if log == nil {
-		log = slog.Default()
-	}
 	for _, e := range entries {
-		ctx := *base
-		ctx.Log = log.With("hook", e.Hook)
-		ctx.Params = e.Params
-		if ctx.Params == nil {
-			ctx.Params = map[string]any{}
-		}
-		ctx.Results = out.Results[:len(out.Results):len(out.Results)]
-		r := runOne(e.Hook, &ctx)
-		if IsExtension(e.Hook) {
-			if d, ok := r.Data["outcome"]; ok {
-				r.Data = maps.Clone(r.Data)
-				delete(r.Data, "outcome")
-				w := fmt.Sprintf("%s declared outcome %v; repository hooks do not route, so it was ignored", e.Hook, d)
-				log.Warn(w, "node", nodeID(base.Node))
-				out.Warnings = append(out.Warnings, Finding{Hook: e.Hook, Node: nodeID(base.Node), Severity: SeverityWarning, Text: w})
-			}
-		}
-		out.Results = append(out.Results, r)
+		r := out.run(e, base)
 		if r.Status != StatusPass && r.Status != StatusSkip {
 			out.Status = r.Status
 			out.Blocking = &out.Results[len(out.Results)-1]
@@ -106,6 +85,34 @@ func RunChain(entries []ChainEntry, base *Context) ChainOutcome {
 	}
 	out.Status = StatusPass
 	return out
+}
+
+// run runs one chain entry after the results out holds, and appends its
+// result, which it returns.
+func (out *ChainOutcome) run(e ChainEntry, base *Context) Result {
+	log := base.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	ctx := *base
+	ctx.Log = log.With("hook", e.Hook)
+	ctx.Params = e.Params
+	if ctx.Params == nil {
+		ctx.Params = map[string]any{}
+	}
+	ctx.Results = out.Results[:len(out.Results):len(out.Results)]
+	r := runOne(e.Hook, &ctx)
+	if IsExtension(e.Hook) {
+		if d, ok := r.Data["outcome"]; ok {
+			r.Data = maps.Clone(r.Data)
+			delete(r.Data, "outcome")
+			w := fmt.Sprintf("%s declared outcome %v; repository hooks do not route, so it was ignored", e.Hook, d)
+			log.Warn(w, "node", nodeID(base.Node))
+			out.Warnings = append(out.Warnings, Finding{Hook: e.Hook, Node: nodeID(base.Node), Severity: SeverityWarning, Text: w})
+		}
+	}
+	out.Results = append(out.Results, r)
+	return r
 }
 
 func runOne(name string, ctx *Context) (r Result) {
@@ -123,13 +130,20 @@ func runOne(name string, ctx *Context) (r Result) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			ctx.Log.Error("hook panicked", "panic", p, "stack", string(debug.Stack()))
+			stack := string(debug.Stack())
+			ctx.Log.Error("hook panicked", "panic", p, "stack", stack)
 			r = broken("panic: %v", p)
+			if ctx.Trace != nil {
+				ctx.Trace.Err, ctx.Trace.Backtrace = fmt.Sprintf("panic: %v", p), stack
+			}
 		}
 	}()
 	res, err := h.Run(ctx)
 	if err != nil {
 		ctx.Log.Warn("hook failed", "err", err)
+		if ctx.Trace != nil {
+			ctx.Trace.Err = err.Error()
+		}
 		return broken("%v", err)
 	}
 	if !res.Status.Valid() {

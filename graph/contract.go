@@ -211,6 +211,10 @@ type WorkItem struct {
 	Dir      string
 	Tags     []string
 	RiskTier int
+	// CurrentNode is the node the item's state points at: the loop's start
+	// for an item with no state yet. A hook at another node learns from it
+	// where the item is.
+	CurrentNode string
 }
 
 // Comment is one inbound reply handed to a gate.
@@ -284,6 +288,27 @@ type Context struct {
 	ReadOnly bool
 	// Log receives diagnostics; never nil when run by RunChain.
 	Log *slog.Logger
+	// Trace, when set, receives what the hook printed and spent: an
+	// author running one rule to see what it does (hooks run, hooks test).
+	// A hook that has nothing to say leaves it as it is.
+	Trace *HookTrace
+}
+
+// HookTrace is what one hook call printed and spent, for its author.
+type HookTrace struct {
+	// Prints are the hook's print() lines in order, each prefixed with
+	// where it printed (file:line: text).
+	Prints []string
+	// Steps is the work the call did in the hook's own unit (Starlark
+	// execution steps): the same inputs always cost the same, so a rule
+	// that gets slower shows in review.
+	Steps uint64
+	// Err is the error the hook failed with, one line; "" when it returned
+	// a result.
+	Err string
+	// Backtrace is the failing call's stack, innermost last, when the hook
+	// can tell it.
+	Backtrace string
 }
 
 // Hook is the one contract every hook implements, shipped or repository. A

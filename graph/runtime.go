@@ -194,6 +194,10 @@ func (rt *Runtime) load(id string, files *Files) (WorkItem, *State, error) {
 
 func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
 	skips := rt.DeclaredSkips(st)
+	item.CurrentNode = st.CurrentNode
+	if item.CurrentNode == "" {
+		item.CurrentNode = rt.Graph.Start
+	}
 	return &Context{
 		WorkItem:         item,
 		Node:             n,

@@ -35,6 +35,7 @@ type Checkout struct {
 	specRel string   // the spec root, cleaned and slash-separated; "" when unset
 	dir     *os.Root // the portable confinement, and every write
 	fast    *beneath // Linux's openat2 on a root descriptor; nil elsewhere
+	mem     *memTree // the files of a checkout held in memory; nil on disk
 }
 
 // Open opens the directory at root as a checkout. root is the operator's
@@ -69,6 +70,9 @@ func (c *Checkout) Root() string { return c.root }
 // Close releases the checkout's descriptors. A checkout that is simply
 // dropped releases them when it is collected.
 func (c *Checkout) Close() error {
+	if c.mem != nil {
+		return nil
+	}
 	c.fast.close()
 	return c.dir.Close()
 }

@@ -322,6 +322,9 @@ func (c *Checkout) git(ctx context.Context, limit int, args ...string) ([]byte, 
 // run runs g in the checkout root and returns its standard output and
 // the start of its standard error.
 func (c *Checkout) run(ctx context.Context, g gitCmd) ([]byte, string, error) {
+	if c.mem != nil {
+		return nil, "", &GitError{Msg: c.root + " is held in memory and has no git history", Err: ErrNotGit}
+	}
 	// An untrusted tree can hold a bare repository whose config names a
 	// program to run; safe.bareRepository keeps git from discovering
 	// one. core.fsmonitor would start a daemon or run a hook: a check

@@ -34,9 +34,12 @@ func (c *Checkout) ListDir(rel string, visit func(name string, kind Kind)) (int,
 		return 0, err
 	}
 	var n int
-	if c.fast != nil {
+	switch {
+	case c.mem != nil:
+		n, err = c.mem.list(p, visit)
+	case c.fast != nil:
 		n, err = c.fast.list(p, visit)
-	} else {
+	default:
 		n, err = c.portableList(p, visit)
 	}
 	if err != nil {

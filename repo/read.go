@@ -27,9 +27,12 @@ func (c *Checkout) ReadFileTo(rel string, limit int64, alloc func(size int64) []
 		return nil, &fs.PathError{Op: "read", Path: rel, Err: ErrNotRegular}
 	}
 	var data []byte
-	if c.fast != nil {
+	switch {
+	case c.mem != nil:
+		data, err = c.mem.read(p, limit, alloc)
+	case c.fast != nil:
 		data, err = c.fast.read(p, limit, alloc)
-	} else {
+	default:
 		data, err = c.portableRead(p, limit, alloc)
 	}
 	if err != nil {
@@ -52,6 +55,8 @@ func (c *Checkout) stat(rel string, follow bool) (fs.FileInfo, error) {
 	}
 	var fi fs.FileInfo
 	switch {
+	case c.mem != nil:
+		fi, err = c.mem.stat(p)
 	case c.fast != nil:
 		fi, err = c.fast.stat(p, follow)
 	case follow:

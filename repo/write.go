@@ -19,6 +19,9 @@ func (c *Checkout) MkdirAll(rel string) error {
 	if err != nil {
 		return err
 	}
+	if c.mem != nil {
+		return &fs.PathError{Op: "mkdir", Path: rel, Err: ErrReadOnly}
+	}
 	if err := c.dir.MkdirAll(p, 0o755); err != nil {
 		return pathErr("mkdir", rel, c.outside(err))
 	}
@@ -37,6 +40,9 @@ func (c *Checkout) WriteFile(rel string, data []byte, perm fs.FileMode) (err err
 	}
 	if p == "." {
 		return &fs.PathError{Op: "write", Path: rel, Err: ErrNotRegular}
+	}
+	if c.mem != nil {
+		return &fs.PathError{Op: "write", Path: rel, Err: ErrReadOnly}
 	}
 	dir := path.Dir(p)
 	if err := c.dir.MkdirAll(dir, 0o755); err != nil {
@@ -97,8 +103,8 @@ func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
 // writer of that file takes may say yes to a fresh one.
 func (c *Checkout) CleanTemps(rel string, stale func(target string, age time.Duration) bool) ([]string, error) {
 	p, err := Clean(rel)
-	if err != nil {
-		return nil, err
+	if err != nil || c.mem != nil {
+		return nil, err // nothing is ever written in memory, so nothing is left half-written
 	}
 	entries, err := c.ReadDir(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -143,6 +149,9 @@ func (c *Checkout) Locker(rel string) (*Lock, error) {
 	p, err := Clean(rel)
 	if err != nil {
 		return nil, err
+	}
+	if c.mem != nil {
+		return nil, &fs.PathError{Op: "lock", Path: rel, Err: ErrReadOnly}
 	}
 	if err := c.dir.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return nil, pathErr("lock", rel, c.outside(err))

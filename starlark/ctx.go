@@ -76,11 +76,12 @@ func (c *ctxValue) build(name string) (sl.Value, error) {
 	case "work_item":
 		w := g.WorkItem
 		return newStruct("work_item", sl.StringDict{
-			"id":        sl.String(w.ID),
-			"ref":       sl.String(w.Ref),
-			"spec_dir":  sl.String(w.Dir),
-			"risk_tier": sl.MakeInt(w.RiskTier),
-			"tags":      stringTuple(w.Tags),
+			"id":           sl.String(w.ID),
+			"ref":          sl.String(w.Ref),
+			"spec_dir":     sl.String(w.Dir),
+			"risk_tier":    sl.MakeInt(w.RiskTier),
+			"tags":         stringTuple(w.Tags),
+			"current_node": sl.String(w.CurrentNode),
 		}), nil
 	case "artifacts":
 		return c.artifacts(), nil

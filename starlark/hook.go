@@ -75,6 +75,9 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 		// Its memory verdict may be its neighbours' (see heapGate).
 		st, v, err, abandoned = h.call(gctx, repo, log, alone)
 	}
+	if gctx.Trace != nil && !abandoned {
+		st.prints.fill(gctx.Trace, st, err)
+	}
 	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
 		return h.limitBlock(st, err, abandoned), nil
 	}
@@ -92,6 +95,9 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 // given mode.
 func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, mode runMode) (st *callState, v sl.Value, err error, abandoned bool) {
 	st = newCallState(h.name, h.host.limits, log)
+	if gctx.Trace != nil {
+		st.prints = &printLog{}
+	}
 	thread := st.newThread("hook "+h.name, h.host.threadInit)
 	rv := newRepoValue(repo, gctx.Files.Cached(), st)
 	// Reading ahead ends with the call, even one abandoned still running.

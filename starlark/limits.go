@@ -65,6 +65,9 @@ type callState struct {
 	// nested remembers the tuples and structs measured (nesting.go);
 	// touched only by the thread's goroutine.
 	nested map[nestKey]nestMeasure
+	// prints keeps print() output for the call's author when the call is
+	// traced (graph.Context.Trace); nil sends print to the debug log.
+	prints *printLog
 }
 
 func newCallState(who string, limits Limits, log *slog.Logger) *callState {
@@ -86,10 +89,14 @@ func stateOf(thread *sl.Thread) (*callState, error) {
 func (st *callState) newThread(name string, init func(*sl.Thread)) *sl.Thread {
 	t := &sl.Thread{
 		Name: name,
-		Print: func(_ *sl.Thread, msg string) {
+		Print: func(thread *sl.Thread, msg string) {
 			const max = 4 << 10
 			if len(msg) > max {
 				msg = msg[:max] + "…(truncated)"
+			}
+			if st.prints != nil {
+				st.prints.add(thread, msg)
+				return
 			}
 			st.log.Debug("starlark print", "from", st.who, "msg", msg)
 		},
@@ -308,6 +315,9 @@ const (
 	exclusive
 	// alone is exclusive from a collected heap: a call judged again.
 	alone
+	// ungated takes no part in the heap gate: a rule test, whose hook
+	// calls take their own turn, and which would otherwise wait on itself.
+	ungated
 )
 
 // mustBeJudgedAlone reports whether a shared execution's verdict cannot
@@ -338,7 +348,12 @@ func (st *callState) mustBeJudgedAlone() bool {
 //
 // A panic in fn is recovered and returned as an error.
 func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value, err error, abandoned bool) {
-	if mode != shared {
+	switch mode {
+	case ungated:
+	case shared:
+		heapGate.RLock()
+		defer heapGate.RUnlock()
+	default:
 		heapGate.Lock()
 		defer heapGate.Unlock()
 		for waited := time.Duration(0); lingering.Load() > 0 && waited < lingerWait; waited += 10 * time.Millisecond {
@@ -351,9 +366,6 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 		} else {
 			settleHeap()
 		}
-	} else {
-		heapGate.RLock()
-		defer heapGate.RUnlock()
 	}
 	st.heapBase = heapObjects()
 	allocBase := heapAllocs()

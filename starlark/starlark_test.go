@@ -59,6 +59,7 @@ func fixtureContext(t testing.TB, root string) *graph.Context {
 	return &graph.Context{
 		WorkItem: graph.WorkItem{
 			Ref: "github:o/r#1", ID: "item-1", Tags: []string{"a", "b"}, RiskTier: 2, Dir: "specs/item-1",
+			CurrentNode: "design",
 		},
 		Node:     node,
 		Boundary: graph.Exit,

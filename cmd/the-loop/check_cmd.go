@@ -63,7 +63,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	view := reportView(e, c.FailOn)
-	view.All, view.Unevaluated = c.All || c.Changed, failed
+	view.All, view.Unevaluated, view.Verbose = c.All || c.Changed, failed, g.Verbose
 	if err := writeReports(out, c.Format, reports, view); err != nil {
 		return err
 	}

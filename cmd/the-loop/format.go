@@ -36,6 +36,9 @@ type checkView struct {
 	GitHub githubEnv
 	// Version names the tool in formats that record it.
 	Version string
+	// Verbose (-v) adds, per item, the repository hooks whose verdict the
+	// report does not show, and why.
+	Verbose bool
 }
 
 // total is every item the verb was asked about.

@@ -32,12 +32,23 @@ func (textFormat) write(out *Output, reports []*graph.StatusReport, view checkVi
 		if !view.All {
 			writeAhead(&b, ahead)
 		}
+		if view.Verbose {
+			writeUnshown(&b, r)
+		}
 	}
 	if view.All {
 		fmt.Fprintf(&b, "\n%s\n", view.tally(reports))
 	}
 	_, err := io.WriteString(out.Stdout, b.String())
 	return err
+}
+
+// writeUnshown says, for -v, which of the repository's hooks the report
+// does not show, and why.
+func writeUnshown(b *strings.Builder, r *graph.StatusReport) {
+	for _, u := range r.Unshown() {
+		fmt.Fprintf(b, "  note   %s at %s %s %s\n", visible(u.Run.Hook), visible(u.Node), u.Run.Boundary, visible(u.Why))
+	}
 }
 
 // writeStatus lists every node up to the pointer, met or not, where

@@ -1,0 +1,189 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Trial is one hook run on its own against a work item, as its author asks
+// for it: at a node and boundary of their choosing, whatever the item's
+// position and whatever the hooks before it decide, with ctx built as check
+// builds it (read-only, every read through one cache, the same limits).
+type Trial struct {
+	Hook string
+	// Node is where to run it: "" for the one node the hook is attached to
+	// in this loop, else the item's current node.
+	Node string
+	// Boundary is "" for the attachment's, else exit.
+	Boundary Boundary
+	// Params replace the attachment's with: when not nil.
+	Params map[string]any
+}
+
+// TrialReport is what a Trial did, and whether check would have done it.
+type TrialReport struct {
+	WorkItem    string   `json:"workItem"`
+	Loop        string   `json:"loop"`
+	Node        string   `json:"node"`
+	Boundary    Boundary `json:"boundary"`
+	CurrentNode string   `json:"currentNode"`
+	// Attached says whether the hook is in the node's chain at Boundary.
+	// When it is not, it ran as if attached at the end of that chain.
+	Attached bool           `json:"attached"`
+	Params   map[string]any `json:"with"`
+	// Before are the results of the hooks ahead of it in that chain, as
+	// ctx.results shows them: up to the first that blocked or waited.
+	Before []Result `json:"before"`
+	Result Result   `json:"result"`
+	// Findings are the hook's messages as check would report them, were
+	// it the hook that decided the node.
+	Findings []Finding `json:"findings"`
+	Trace    HookTrace `json:"trace"`
+	// UnderCheck is why check would not run the hook here, or not show
+	// what it found; "" when it would.
+	UnderCheck string `json:"underCheck,omitempty"`
+}
+
+// Ran reports whether the hook ran to a result: false when it failed
+// (a Starlark error, a panic), which check reports as a block.
+func (r *TrialReport) Ran() bool { return r.Trace.Err == "" }
+
+// Trial runs one hook of the loop against item id. The hooks ahead of it
+// in its chain run first, purely, so that ctx.results is what check would
+// give it; the hook then runs whatever they decided.
+func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
+	if _, ok := rt.Graph.Hook(t.Hook); !ok {
+		return nil, fmt.Errorf("no hook %q in the %s loop; its repository hooks are: %s", t.Hook, rt.Graph.Name, orNone(rt.Graph.Extensions()))
+	}
+	files := NewFiles(rt.Checkout)
+	item, st, err := rt.load(id, files)
+	if err != nil {
+		return nil, err
+	}
+	current := st.CurrentNode
+	if current == "" {
+		current = rt.Graph.Start
+	}
+	n, b, err := rt.trialPlace(t, current)
+	if err != nil {
+		return nil, err
+	}
+	chain := n.Exit
+	if b == Entry {
+		chain = n.Entry
+	}
+	at := slices.IndexFunc(chain, func(e ChainEntry) bool { return e.Hook == t.Hook })
+	rep := &TrialReport{WorkItem: id, Loop: rt.Graph.Name, Node: n.ID, Boundary: b, CurrentNode: current, Attached: at >= 0}
+	entry := ChainEntry{Hook: t.Hook, Params: map[string]any{}}
+	before := chain
+	if at >= 0 {
+		entry, before = chain[at], chain[:at]
+	}
+	if t.Params != nil {
+		entry.Params = t.Params
+	}
+	rep.Params = entry.Params
+
+	base := rt.context(item, n, b, st, files, nil)
+	base.ReadOnly = true
+	prior := RunChain(before, base)
+	rest := ChainOutcome{Results: slices.Clip(prior.Results)}
+	traced := *base
+	traced.Trace = &rep.Trace
+	rep.Result = rest.run(entry, &traced)
+	rep.Before = prior.Results
+
+	own := ChainOutcome{Status: rep.Result.Status, Results: []Result{rep.Result}, Warnings: rest.Warnings}
+	if rep.Result.Status != StatusPass && rep.Result.Status != StatusSkip {
+		own.Blocking = &own.Results[0]
+	}
+	rep.Findings = chainFindings(n.ID, own)
+	rep.UnderCheck = rt.underCheck(rep, st, prior)
+	return rep, nil
+}
+
+// trialPlace resolves where a trial runs.
+func (rt *Runtime) trialPlace(t Trial, current string) (*Node, Boundary, error) {
+	b := t.Boundary
+	if b != "" && b != Entry && b != Exit {
+		return nil, "", fmt.Errorf("boundary %q: want entry or exit", b)
+	}
+	id := t.Node
+	if id == "" {
+		places := rt.Graph.Places(t.Hook)
+		if b != "" {
+			places = slices.DeleteFunc(places, func(p Place) bool { return p.Boundary != b })
+		}
+		switch len(places) {
+		case 0:
+			id = current
+		case 1:
+			id = places[0].Node
+			if b == "" {
+				b = places[0].Boundary
+			}
+		default:
+			where := make([]string, len(places))
+			for i, p := range places {
+				where[i] = p.String()
+			}
+			return nil, "", fmt.Errorf("%s is attached at %s in the %s loop; name the node to run it at", t.Hook, strings.Join(where, ", "), rt.Graph.Name)
+		}
+	}
+	if b == "" {
+		b = Exit
+	}
+	n, ok := rt.Graph.byID[id]
+	if !ok {
+		return nil, "", fmt.Errorf("the %s loop has no node %q; its nodes are: %s", rt.Graph.Name, id, strings.Join(rt.Graph.NodeIDs(), ", "))
+	}
+	return n, b, nil
+}
+
+// underCheck says why check would not run the trial's hook at its place,
+// or would not show what it found there; "" when it would.
+func (rt *Runtime) underCheck(rep *TrialReport, st *State, prior ChainOutcome) string {
+	switch {
+	case rep.Boundary == Entry:
+		return NotRunEntry + "; attach it at exit for check to run it"
+	case !rep.Attached:
+		return fmt.Sprintf("it is not attached at %s's exit; check runs it only where graph.hooks.attach puts it", rep.Node)
+	}
+	if decl, ok := rt.DeclaredSkips(st)[rep.Node]; ok {
+		return NotRunSkipped + ": " + SkipProvenance(decl)
+	}
+	if prior.Blocking != nil {
+		return fmt.Sprintf("the chain stops before it: %s %s, and check runs a hook only when every hook before it in the chain passed or skipped", prior.Blocking.Hook, verbed(prior.Blocking.Status))
+	}
+	if at, here := rt.Graph.Index(rep.Node), rt.Graph.Index(rep.CurrentNode); here >= 0 && at > here {
+		return fmt.Sprintf("the item is at %s, before %s: check evaluates %s but reports only the nodes up to the item's current one", rep.CurrentNode, rep.Node, rep.Node)
+	}
+	return ""
+}
+
+// Place is one attachment of a hook: a node's entry or exit chain.
+type Place struct {
+	Node     string
+	Boundary Boundary
+}
+
+func (p Place) String() string { return p.Node + " " + string(p.Boundary) }
+
+// Places lists where the hook name is in the loop's chains, in node order,
+// entry before exit.
+func (g *Graph) Places(name string) []Place {
+	var out []Place
+	has := func(chain []ChainEntry) bool {
+		return slices.ContainsFunc(chain, func(e ChainEntry) bool { return e.Hook == name })
+	}
+	for _, n := range g.Nodes {
+		if has(n.Entry) {
+			out = append(out, Place{n.ID, Entry})
+		}
+		if has(n.Exit) {
+			out = append(out, Place{n.ID, Exit})
+		}
+	}
+	return out
+}

@@ -1,0 +1,428 @@
+package starlark
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	sl "go.starlark.net/starlark"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// tester is the t a rule test is called with: it builds in-memory
+// repositories and items, runs hooks against them, and collects failed
+// assertions, so that a test goes on after one fails.
+type tester struct {
+	runner    TestRunner
+	file      string
+	st        *callState
+	failures  []TestFailure
+	hookSteps uint64
+	attrs     map[string]*sl.Builtin
+}
+
+var _ sl.HasAttrs = (*tester)(nil)
+
+var testerAttrs = []string{"eq", "fails", "finding", "repo", "run", "status", "true"}
+
+func (t *tester) String() string        { return "<t>" }
+func (t *tester) Type() string          { return "t" }
+func (t *tester) Freeze()               {}
+func (t *tester) Truth() sl.Bool        { return sl.True }
+func (t *tester) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: t") }
+func (t *tester) AttrNames() []string   { return testerAttrs }
+
+func (t *tester) Attr(name string) (sl.Value, error) {
+	if t.attrs == nil {
+		t.attrs = map[string]*sl.Builtin{
+			"eq":      sl.NewBuiltin("t.eq", t.eq),
+			"true":    sl.NewBuiltin("t.true", t.isTrue),
+			"status":  sl.NewBuiltin("t.status", t.status),
+			"finding": sl.NewBuiltin("t.finding", t.finding),
+			"fails":   sl.NewBuiltin("t.fails", t.fails),
+			"repo":    sl.NewBuiltin("t.repo", t.repo),
+			"run":     sl.NewBuiltin("t.run", t.run),
+		}
+	}
+	if b, ok := t.attrs[name]; ok {
+		return b, nil
+	}
+	return nil, nil
+}
+
+// fail records a failed assertion at the line of the test that made it.
+func (t *tester) fail(thread *sl.Thread, msg string, extra sl.Value) {
+	if s, ok := extra.(sl.String); ok && s != "" {
+		msg = string(s) + ": " + msg
+	}
+	pos := ""
+	if thread.CallStackDepth() > 1 {
+		pos = thread.CallFrame(1).Pos.String()
+	}
+	t.failures = append(t.failures, TestFailure{Pos: pos, Msg: msg})
+}
+
+// shown is v as a failure message quotes it: its repr, cut short.
+func shown(v sl.Value) string {
+	const max = 1 << 10
+	s := v.String()
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// eq(got, want, msg=None)
+func (t *tester) eq(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var got, want sl.Value
+	var msg sl.Value = sl.None
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "got", &got, "want", &want, "msg?", &msg); err != nil {
+		return nil, err
+	}
+	same, err := sl.Equal(got, want)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if !same {
+		t.fail(thread, fmt.Sprintf("got %s, want %s", shown(got), shown(want)), msg)
+	}
+	return sl.None, nil
+}
+
+// true(cond, msg=None)
+func (t *tester) isTrue(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var cond sl.Value
+	var msg sl.Value = sl.None
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "cond", &cond, "msg?", &msg); err != nil {
+		return nil, err
+	}
+	if !cond.Truth() {
+		t.fail(thread, fmt.Sprintf("got %s, want something true", shown(cond)), msg)
+	}
+	return sl.None, nil
+}
+
+// status(result, want) asserts a t.run result's status.
+func (t *tester) status(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var res *runResult
+	var want string
+	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &res, &want); err != nil {
+		return nil, err
+	}
+	if !graph.Status(want).Valid() {
+		return nil, fmt.Errorf("%s: %q is not a status; want pass, block, wait or skip", b.Name(), want)
+	}
+	if got := res.rep.Result.Status; got != graph.Status(want) {
+		t.fail(thread, fmt.Sprintf("%s returned %s, want %s%s", res.rep.Result.Hook, got, want, res.said()), sl.None)
+	}
+	return sl.None, nil
+}
+
+// finding(result, contains=None, path=None, line=None, severity=None)
+// asserts that one finding of a t.run result matches everything given.
+func (t *tester) finding(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var res *runResult
+	var contains, path, severity string
+	var line int
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "result", &res, "contains?", &contains, "path?", &path, "line?", &line, "severity?", &severity); err != nil {
+		return nil, err
+	}
+	match := func(f graph.Finding) bool {
+		return strings.Contains(f.Text, contains) && (path == "" || f.Path == path) &&
+			(line == 0 || f.Line == line) && (severity == "" || string(f.Severity) == severity)
+	}
+	if !slices.ContainsFunc(res.rep.Findings, match) {
+		var want []string
+		for _, kv := range [][2]string{{"contains", contains}, {"path", path}, {"severity", severity}} {
+			if kv[1] != "" {
+				want = append(want, fmt.Sprintf("%s %q", kv[0], kv[1]))
+			}
+		}
+		if line > 0 {
+			want = append(want, fmt.Sprintf("line %d", line))
+		}
+		t.fail(thread, fmt.Sprintf("no finding with %s%s", orAny(want), res.said()), sl.None)
+	}
+	return sl.None, nil
+}
+
+func orAny(want []string) string {
+	if len(want) == 0 {
+		return "anything (want at least one finding)"
+	}
+	return strings.Join(want, ", ")
+}
+
+// fails(fn, pattern) asserts that calling fn fails with an error whose
+// message matches pattern. A limit exceeded is never caught: it ends the
+// test.
+func (t *tester) fails(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var fn sl.Callable
+	var pattern string
+	if err := sl.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &fn, &pattern); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	_, err = sl.Call(thread, fn, nil, nil)
+	if err != nil && t.st.trippedLimit() != limitNone {
+		return nil, err
+	}
+	switch {
+	case err == nil:
+		t.fail(thread, fmt.Sprintf("%s did not fail; want an error matching %q", fn.Name(), pattern), sl.None)
+	case !re.MatchString(errorText(err)):
+		t.fail(thread, fmt.Sprintf("%s failed with %q, which does not match %q", fn.Name(), errorText(err), pattern), sl.None)
+	}
+	return sl.None, nil
+}
+
+// errorText is an error's message without its Starlark backtrace.
+func errorText(err error) string {
+	if ee, ok := err.(*sl.EvalError); ok {
+		return ee.Msg
+	}
+	return err.Error()
+}
+
+// repo(files={}) is an in-memory repository holding files, by
+// repository-relative path.
+func (t *tester) repo(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var files *sl.Dict
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "files?", &files); err != nil {
+		return nil, err
+	}
+	r := &testRepo{files: map[string][]byte{}, items: map[string]TestItem{}}
+	if files != nil {
+		for _, kv := range files.Items() {
+			k, ok := kv[0].(sl.String)
+			if !ok {
+				return nil, fmt.Errorf("%s: files: a path must be a string, got %s", b.Name(), kv[0].Type())
+			}
+			data, ok := sl.AsString(kv[1])
+			if !ok {
+				return nil, fmt.Errorf("%s: files[%q]: content must be a string, got %s", b.Name(), string(k), kv[1].Type())
+			}
+			r.files[string(k)] = []byte(data)
+		}
+	}
+	return r, nil
+}
+
+// run(hook, item, node=None, boundary=None, with=None, changed=None) runs
+// hook against item through the same path as check, and returns what it
+// did: status, findings, messages, data, error, prints, steps, under_check.
+func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var hook, node, boundary string
+	var item *testItem
+	var with *sl.Dict
+	var changed sl.Value = sl.None
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "hook", &hook, "item", &item, "node?", &node, "boundary?", &boundary, "with?", &with, "changed?", &changed); err != nil {
+		return nil, err
+	}
+	req := TrialRequest{Files: maps.Clone(item.repo.files), Item: item.id,
+		Trial: graph.Trial{Hook: hook, Node: node, Boundary: graph.Boundary(boundary)}}
+	for _, id := range slices.Sorted(maps.Keys(item.repo.items)) {
+		req.Items = append(req.Items, item.repo.items[id])
+	}
+	if with != nil {
+		params, err := toGo(with)
+		if err != nil {
+			return nil, fmt.Errorf("%s: with: %w", b.Name(), err)
+		}
+		req.Trial.Params = params.(map[string]any)
+	}
+	if changed != sl.None {
+		paths, err := stringList(changed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: changed: %w", b.Name(), err)
+		}
+		req.Changed = paths
+	}
+	rep, err := t.runner.RunTrial(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	t.hookSteps += rep.Trace.Steps
+	return newRunResult(rep)
+}
+
+func stringList(v sl.Value) ([]string, error) {
+	iter, ok := v.(sl.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("want a list of paths, got %s", v.Type())
+	}
+	out := []string{}
+	for x := range sl.Elements(iter) {
+		s, ok := x.(sl.String)
+		if !ok {
+			return nil, fmt.Errorf("want a list of paths, got an element of type %s", x.Type())
+		}
+		out = append(out, string(s))
+	}
+	return out, nil
+}
+
+// testRepo is t.repo(): files, and the items made in it with item().
+type testRepo struct {
+	files map[string][]byte
+	items map[string]TestItem
+}
+
+var _ sl.HasAttrs = (*testRepo)(nil)
+
+func (r *testRepo) String() string        { return fmt.Sprintf("<repo of %d files>", len(r.files)) }
+func (r *testRepo) Type() string          { return "test_repo" }
+func (r *testRepo) Freeze()               {}
+func (r *testRepo) Truth() sl.Bool        { return sl.True }
+func (r *testRepo) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: test_repo") }
+func (r *testRepo) AttrNames() []string   { return []string{"item"} }
+
+func (r *testRepo) Attr(name string) (sl.Value, error) {
+	if name == "item" {
+		return sl.NewBuiltin("repo.item", r.item), nil
+	}
+	return nil, nil
+}
+
+// item(id, node=None, artifacts={}, state={}) makes a work item in the
+// repository: its spec folder holds the artifacts (name to content), and
+// its state file records node as its current node, with state's keys
+// over it.
+func (r *testRepo) item(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var id, node string
+	var artifacts, state *sl.Dict
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "id", &id, "node?", &node, "artifacts?", &artifacts, "state?", &state); err != nil {
+		return nil, err
+	}
+	if _, dup := r.items[id]; dup {
+		return nil, fmt.Errorf("%s: %q is already an item of this repository", b.Name(), id)
+	}
+	it := TestItem{ID: id, Node: node, Artifacts: map[string]string{}}
+	if artifacts != nil {
+		for _, kv := range artifacts.Items() {
+			k, ok1 := kv[0].(sl.String)
+			v, ok2 := sl.AsString(kv[1])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("%s: artifacts: want file names mapped to their contents, got %s: %s", b.Name(), kv[0].Type(), kv[1].Type())
+			}
+			it.Artifacts[string(k)] = v
+		}
+	}
+	if state != nil {
+		v, err := toGo(state)
+		if err != nil {
+			return nil, fmt.Errorf("%s: state: %w", b.Name(), err)
+		}
+		it.State = v.(map[string]any)
+	}
+	r.items[id] = it
+	return &testItem{repo: r, id: id, node: node}, nil
+}
+
+// testItem is repo.item(): the handle t.run takes.
+type testItem struct {
+	repo *testRepo
+	id   string
+	node string
+}
+
+var _ sl.HasAttrs = (*testItem)(nil)
+
+func (i *testItem) String() string        { return fmt.Sprintf("<item %s>", i.id) }
+func (i *testItem) Type() string          { return "test_item" }
+func (i *testItem) Freeze()               {}
+func (i *testItem) Truth() sl.Bool        { return sl.True }
+func (i *testItem) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: test_item") }
+func (i *testItem) AttrNames() []string   { return []string{"id", "node"} }
+
+func (i *testItem) Attr(name string) (sl.Value, error) {
+	switch name {
+	case "id":
+		return sl.String(i.id), nil
+	case "node":
+		return sl.String(i.node), nil
+	}
+	return nil, nil
+}
+
+// runResult is what t.run returns: a read-only view of the trial.
+type runResult struct {
+	rep   *graph.TrialReport
+	attrs sl.StringDict
+}
+
+var _ sl.HasAttrs = (*runResult)(nil)
+
+func newRunResult(rep *graph.TrialReport) (*runResult, error) {
+	findings := make(sl.Tuple, len(rep.Findings))
+	for i, f := range rep.Findings {
+		findings[i] = newStruct("finding", sl.StringDict{
+			"hook": sl.String(f.Hook), "severity": sl.String(f.Severity), "text": sl.String(f.Text),
+			"path": sl.String(f.Path), "line": sl.MakeInt(f.Line), "column": sl.MakeInt(f.Column),
+		})
+	}
+	msgs := make(sl.Tuple, len(rep.Result.Messages))
+	for i, m := range rep.Result.Messages {
+		msgs[i] = &messageValue{m}
+	}
+	var data sl.Value = sl.None
+	if rep.Result.Data != nil {
+		d, err := toStarlark(rep.Result.Data)
+		if err != nil {
+			return nil, err
+		}
+		data = d
+	}
+	var errText sl.Value = sl.None
+	if rep.Trace.Err != "" {
+		errText = sl.String(rep.Trace.Err)
+	}
+	r := &runResult{rep: rep, attrs: sl.StringDict{
+		"hook": sl.String(rep.Result.Hook), "status": sl.String(rep.Result.Status),
+		"node": sl.String(rep.Node), "boundary": sl.String(rep.Boundary),
+		"findings": findings, "messages": msgs, "data": data, "error": errText,
+		"retriable": sl.Bool(rep.Result.Retriable), "prints": stringTuple(rep.Trace.Prints),
+		"steps": sl.MakeUint64(rep.Trace.Steps), "under_check": sl.String(rep.UnderCheck),
+	}}
+	r.attrs.Freeze()
+	return r, nil
+}
+
+func (r *runResult) String() string {
+	return fmt.Sprintf("<result %s %s>", r.rep.Result.Hook, r.rep.Result.Status)
+}
+func (r *runResult) Type() string          { return "result" }
+func (r *runResult) Freeze()               {}
+func (r *runResult) Truth() sl.Bool        { return sl.True }
+func (r *runResult) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
+func (r *runResult) AttrNames() []string   { return r.attrs.Keys() }
+func (r *runResult) Attr(name string) (sl.Value, error) {
+	return r.attrs[name], nil
+}
+
+// said is what a failure about this result adds: its findings and error.
+func (r *runResult) said() string {
+	var b strings.Builder
+	if r.rep.Trace.Err != "" {
+		fmt.Fprintf(&b, "; it failed: %s", r.rep.Trace.Err)
+	}
+	if len(r.rep.Findings) > 0 {
+		b.WriteString("; its findings:")
+		for _, f := range r.rep.Findings {
+			where := f.Where()
+			if where != "" {
+				where = " (" + where + ")"
+			}
+			fmt.Fprintf(&b, " [%s: %s%s]", f.Severity, f.Text, where)
+		}
+	} else if r.rep.Trace.Err == "" {
+		b.WriteString("; it reported no finding")
+	}
+	return b.String()
+}
