@@ -71,6 +71,55 @@ var validateArtifactsParams = hookParams{
 	},
 }
 
+// ValidateArtifacts is the validate-artifacts hook's name, for a caller
+// that reads what its chain entries ask (see ArtifactChecksOf).
+const ValidateArtifacts = validateArtifactsName
+
+// ArtifactChecks is what one validate-artifacts chain entry asks of the
+// artifacts it reads, decoded as Run decodes it: a caller that drafts
+// artifacts (the-loop new) writes what the gate will look for.
+type ArtifactChecks struct {
+	// Locked: front matter status: approved.
+	Locked bool
+	// FrontMatter: each key's value, compared as text.
+	FrontMatter map[string]any
+	// Sections: each heading present and owning some text; the titles are
+	// trimmed, as the gate compares them.
+	Sections []string
+	// Checkmarks: no box left unticked.
+	Checkmarks bool
+	// Validates are artifacts read beside the node's produces, as produces
+	// entries ("a.md|b.md").
+	Validates []string
+	// OnlyWhenSkipped, when set, makes the entry apply only while these
+	// artifacts are absences a declared skip planned.
+	OnlyWhenSkipped []string
+}
+
+// ArtifactChecksOf decodes e's with: when e is a validate-artifacts entry;
+// ok is false for any other hook.
+func ArtifactChecksOf(e graph.ChainEntry) (checks ArtifactChecks, ok bool) {
+	if e.Hook != validateArtifactsName {
+		return ArtifactChecks{}, false
+	}
+	p := e.Params
+	checks = ArtifactChecks{
+		Locked:     pythonTruthy(p["locked"]),
+		Checkmarks: p["checkmarks"] == "complete",
+		Validates:  slotEntries(p["validates"]),
+	}
+	for _, title := range sectionParam(p["sections"]) {
+		checks.Sections = append(checks.Sections, fmTrim(title))
+	}
+	if fm, isMap := p["frontMatter"].(map[string]any); isMap {
+		checks.FrontMatter = fm
+	}
+	if pythonTruthy(p["onlyWhenSkipped"]) {
+		checks.OnlyWhenSkipped = slotEntries(p["onlyWhenSkipped"])
+	}
+	return checks, true
+}
+
 // validateArtifactsChecks are the parameters that make the hook an
 // assertion: declaring any of them demands something to assert against.
 var validateArtifactsChecks = []string{"locked", "frontMatter", "sections", "checkmarks"}

@@ -697,3 +697,28 @@ func TestUntickedTasksPointAtTheFirstBox(t *testing.T) {
 		{"after malformed front matter", "---\nstatus: [\n- [ ] one\n---\n", "1 task(s) still unticked", 3, 3},
 	})
 }
+
+func TestArtifactChecksOfReadsWhatTheGateReads(t *testing.T) {
+	e := graph.ChainEntry{Hook: ValidateArtifacts, Params: map[string]any{
+		"locked":      true,
+		"sections":    []any{" Why ", "Steps"},
+		"frontMatter": map[string]any{"kind": "spec"},
+		"checkmarks":  "complete",
+		"validates":   "execution-log.md",
+	}}
+	got, ok := ArtifactChecksOf(e)
+	if !ok || !got.Locked || !got.Checkmarks || !slices.Equal(got.Sections, []string{"Why", "Steps"}) ||
+		got.FrontMatter["kind"] != "spec" || !slices.Equal(got.Validates, []string{"execution-log.md"}) || got.OnlyWhenSkipped != nil {
+		t.Errorf("got %+v, %v", got, ok)
+	}
+	// Read as Run reads them: false locks nothing, an empty
+	// onlyWhenSkipped leaves the entry applying, and checkmarks other than
+	// complete count nothing.
+	got, _ = ArtifactChecksOf(graph.ChainEntry{Hook: ValidateArtifacts, Params: map[string]any{"locked": false, "onlyWhenSkipped": "", "checkmarks": "some"}})
+	if got.Locked || got.Checkmarks || got.OnlyWhenSkipped != nil {
+		t.Errorf("got %+v", got)
+	}
+	if _, ok := ArtifactChecksOf(graph.ChainEntry{Hook: "lint-artifacts"}); ok {
+		t.Error("another hook's entry was read as validate-artifacts")
+	}
+}

@@ -14,6 +14,13 @@
 // process, on first use, by [Loop]. Inbound comments for a human gate come
 // from [ReadEvent] or [CommentEvent].
 //
+// Two verbs write outside an item's state: [Engine.Init] adopts the
+// repository (the harness config, the spec directory), and [Engine.NewItem]
+// starts a work item, drafting the artifacts its loop's gates will ask for
+// from the compiled loop itself: every artifact a node of the default walk
+// produces, with the sections, lock and front matter its validate-artifacts
+// entries want.
+//
 // # Configuration
 //
 // Two files configure the-loop, and which is which depends on direction:

@@ -227,6 +227,30 @@ func TestWriteFileReplacesALinkAndNeverWritesThroughIt(t *testing.T) {
 	}
 }
 
+func TestMkdirCreatesOnceAndNeverThroughALink(t *testing.T) {
+	ways, out := attackTree(t)
+	for way, c := range ways {
+		if err := c.Mkdir("docs/specs/issue-2"); err != nil {
+			t.Fatalf("%s: %v", way, err)
+		}
+		if !c.IsDir("docs/specs/issue-2") {
+			t.Fatalf("%s: Mkdir made no directory", way)
+		}
+		for _, taken := range []string{"docs/specs/issue-2", "docs/specs/issue-1/design.md", "dangling", "rel-out.md"} {
+			if err := c.Mkdir(taken); !errors.Is(err, fs.ErrExist) {
+				t.Errorf("%s: Mkdir(%s) over what is there = %v; want fs.ErrExist", way, taken, err)
+			}
+		}
+		if err := c.Mkdir("docs/specs/issue-1/dir-out/new"); !errors.Is(err, ErrOutside) {
+			t.Errorf("%s: Mkdir through a linked directory = %v; want ErrOutside", way, err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "new")); err == nil {
+			t.Fatalf("%s: a directory was created outside the checkout", way)
+		}
+		os.Remove(c.Abs("docs/specs/issue-2"))
+	}
+}
+
 func TestALockFileLinkedOutsideIsRefusedAndCreatesNothing(t *testing.T) {
 	ways, out := attackTree(t)
 	for way, c := range ways {

@@ -28,6 +28,21 @@ func (c *Checkout) MkdirAll(rel string) error {
 	return nil
 }
 
+// Mkdir creates the directory rel inside the checkout; its parent must
+// exist. Anything already at rel, a link included, is an error wrapping
+// fs.ErrExist: of two callers creating the same directory, exactly one
+// succeeds.
+func (c *Checkout) Mkdir(rel string) error {
+	p, err := Clean(rel)
+	if err != nil {
+		return err
+	}
+	if err := c.dir.Mkdir(p, 0o755); err != nil {
+		return pathErr("mkdir", rel, c.outside(err))
+	}
+	return nil
+}
+
 // WriteFile replaces the file at rel with data, atomically: a temporary
 // file beside it is written, synced and renamed over it, and the directory
 // synced, so a crash leaves the old file or the new one and never a torn

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"syscall"
 	"testing"
@@ -42,7 +43,8 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCmds make what a checkout under review can hold and a txtar
-// cannot: a FIFO, and a sparse file of any size.
+// cannot: a FIFO, and a sparse file of any size; and edit a file the
+// binary wrote, as its author would.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	// mkfifo path
 	"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -50,6 +52,24 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("usage: mkfifo path")
 		}
 		ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+	},
+	// replace regexp text path...: every match of regexp (multi-line) in
+	// each file becomes text. Each file must hold a match, so an edit that
+	// finds nothing to change fails rather than passing unseen.
+	"replace": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 3 {
+			ts.Fatalf("usage: replace regexp text path...")
+		}
+		re, err := regexp.Compile("(?m)" + args[0])
+		ts.Check(err)
+		for _, p := range args[2:] {
+			data, err := os.ReadFile(ts.MkAbs(p))
+			ts.Check(err)
+			if !re.Match(data) {
+				ts.Fatalf("replace: no match for %q in %s", args[0], p)
+			}
+			ts.Check(os.WriteFile(ts.MkAbs(p), re.ReplaceAllLiteral(data, []byte(args[1])), 0o644))
+		}
 	},
 	// sparse bytes path
 	"sparse": func(ts *testscript.TestScript, neg bool, args []string) {
