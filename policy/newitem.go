@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -83,9 +84,14 @@ const bugfixArtifact = "bugfix.md"
 // nothing: without a harness config the default spec directory is used,
 // and the config is left for init, or the first verb that moves the item,
 // to write.
+// newID is the id a new item may take: one a shell, a URL and a branch
+// name carry unquoted. Existing folders are read whatever their names;
+// only new ones are held to it.
+var newID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 func (e *Engine) NewItem(id string, opts NewItemOptions) (*NewItemReport, error) {
-	if !repo.ValidID(id) {
-		return nil, fmt.Errorf(`work item id %q: want one folder name, such as issue-42 or add-oauth-login: not empty, "." or "..", and without "/", "\" or NUL`, id)
+	if !newID.MatchString(id) || !repo.ValidID(id) {
+		return nil, fmt.Errorf("work item id %q: want a folder name of letters, digits, '.', '_' and '-' that starts with a letter or digit, such as issue-42 or add-oauth-login", id)
 	}
 	// A new item has no state to name another loop, so it walks the
 	// work-item loop. The shipped loop is read rather than this

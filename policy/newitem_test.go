@@ -34,11 +34,11 @@ func openNew(t *testing.T, files map[string]string) (*Engine, string) {
 }
 
 func TestNewItemRefusesAnIDThatNamesNoFolder(t *testing.T) {
-	for _, id := range []string{"", ".", "..", "a/b", `a\b`, "../issue-1", "a\x00b"} {
+	for _, id := range []string{"", ".", "..", "a/b", `a\b`, "../issue-1", "a\x00b", "a\nb", "issue 7", "-rf", ".hidden", "issue\x1b[31m"} {
 		e, root := openNew(t, nil)
 		before := snapshot(t, root)
 		_, err := e.NewItem(id, NewItemOptions{})
-		if err == nil || !strings.Contains(err.Error(), "want one folder name, such as issue-42") {
+		if err == nil || !strings.Contains(err.Error(), "want a folder name of letters, digits") {
 			t.Errorf("%q: got %v, want a refusal saying what an id looks like", id, err)
 		}
 		if snapshot(t, root) != before {
