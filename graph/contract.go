@@ -298,17 +298,17 @@ type Context struct {
 type HookTrace struct {
 	// Prints are the hook's print() lines in order, each prefixed with
 	// where it printed (file:line: text).
-	Prints []string
+	Prints []string `json:"prints"`
 	// Steps is the work the call did in the hook's own unit (Starlark
 	// execution steps): the same inputs always cost the same, so a rule
 	// that gets slower shows in review.
-	Steps uint64
+	Steps uint64 `json:"steps"`
 	// Err is the error the hook failed with, one line; "" when it returned
 	// a result.
-	Err string
+	Err string `json:"error,omitempty"`
 	// Backtrace is the failing call's stack, innermost last, when the hook
 	// can tell it.
-	Backtrace string
+	Backtrace string `json:"backtrace,omitempty"`
 }
 
 // Hook is the one contract every hook implements, shipped or repository. A

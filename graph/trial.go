@@ -37,7 +37,8 @@ type TrialReport struct {
 	Before []Result `json:"before"`
 	Result Result   `json:"result"`
 	// Findings are the hook's messages as check would report them, were
-	// it the hook that decided the node.
+	// it the hook that decided the node, and the notices of a hook that
+	// passed or skipped, which check keeps off its report.
 	Findings []Finding `json:"findings"`
 	Trace    HookTrace `json:"trace"`
 	// UnderCheck is why check would not run the hook here, or not show
@@ -99,6 +100,16 @@ func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
 		own.Blocking = &own.Results[0]
 	}
 	rep.Findings = chainFindings(n.ID, own)
+	if own.Blocking == nil {
+		// What a hook that let the chain go on said to explain itself is
+		// its author's to see, though check keeps it off the report.
+		for _, m := range rep.Result.Messages {
+			if NormalSeverity(m.Severity, SeverityNotice) == SeverityNotice {
+				rep.Findings = append(rep.Findings, Finding{Hook: rep.Result.Hook, Node: n.ID, Severity: SeverityNotice,
+					Text: m.Text, Path: m.Path, Line: max(m.Line, 0), Column: max(m.Column, 0)})
+			}
+		}
+	}
 	rep.UnderCheck = rt.underCheck(rep, st, prior)
 	return rep, nil
 }

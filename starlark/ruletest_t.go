@@ -214,15 +214,17 @@ func (t *tester) repo(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tu
 	return r, nil
 }
 
-// run(hook, item, node=None, boundary=None, with=None, changed=None) runs
-// hook against item through the same path as check, and returns what it
-// did: status, findings, messages, data, error, prints, steps, under_check.
+// run(hook, item, node=None, boundary=None, params=None, changed=None)
+// runs hook against item through the same path as check, and returns what
+// it did: status, findings, messages, data, error, prints, steps,
+// under_check. params stands in for the attachment's with: (with is a
+// reserved word in Starlark).
 func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var hook, node, boundary string
 	var item *testItem
 	var with *sl.Dict
 	var changed sl.Value = sl.None
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "hook", &hook, "item", &item, "node?", &node, "boundary?", &boundary, "with?", &with, "changed?", &changed); err != nil {
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "hook", &hook, "item", &item, "node?", &node, "boundary?", &boundary, "params?", &with, "changed?", &changed); err != nil {
 		return nil, err
 	}
 	req := TrialRequest{Files: maps.Clone(item.repo.files), Item: item.id,
@@ -233,7 +235,7 @@ func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []s
 	if with != nil {
 		params, err := toGo(with)
 		if err != nil {
-			return nil, fmt.Errorf("%s: with: %w", b.Name(), err)
+			return nil, fmt.Errorf("%s: params: %w", b.Name(), err)
 		}
 		req.Trial.Params = params.(map[string]any)
 	}

@@ -99,6 +99,9 @@ func writeRuleTests(w io.Writer, rep *starlark.TestReport, verbose bool) error {
 			}
 		}
 	}
+	if rep.Passed+rep.Failed == 0 && rep.Broken == 0 {
+		b.WriteString("no test ran: no test_* function matched\n")
+	}
 	fmt.Fprintf(&b, "\n%d passed, %d failed", rep.Passed, rep.Failed)
 	if rep.Broken > 0 {
 		fmt.Fprintf(&b, ", %d file(s) could not run", rep.Broken)
