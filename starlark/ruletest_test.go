@@ -80,7 +80,7 @@ func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 			`rules_test.star:21:14: no finding with contains "absent"; its findings: [error: nothing to judge]`,
 			`rules_test.star:22:12: lambda did not fail; want an error matching "x"`,
 		},
-		"test_an_error_ends_the_test": {"rules_test.star:27:9: error: fail: broken on purpose"},
+		"test_an_error_ends_the_test":         {"rules_test.star:27:9: error: fail: broken on purpose"},
 		"test_a_limit_is_not_caught_by_fails": {"rules_test.star:29:1: test test_a_limit_is_not_caught_by_fails exceeded its step budget of 100000 steps (stopped at rules_test.star:31:9)"},
 	}
 	for _, tc := range tests {
