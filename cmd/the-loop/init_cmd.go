@@ -61,7 +61,7 @@ func writeInit(w io.Writer, rep *policy.InitReport) error {
 		fmt.Fprintf(&b, "spec directory %s is there\n", visible(rep.SpecDir))
 	}
 	if rep.Outcome == policy.ScaffoldWritten && !rep.DryRun {
-		fmt.Fprintln(&b, "next: tailor the config (`the-loop config schema harness` lists every key), commit it, and create a work item folder under the spec directory")
+		fmt.Fprintln(&b, "next: tailor the config (`the-loop config schema harness` lists every key), commit it, and start a work item with `the-loop new ID`")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
