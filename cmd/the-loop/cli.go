@@ -34,6 +34,7 @@ type CLI struct {
 	Check  CheckCmd  `cmd:"" help:"Evaluate work items against their checked-in artifacts; writes nothing."`
 	Init   InitCmd   `cmd:"" help:"Adopt the repository: write the default harness config and create the spec directory."`
 	Graph  GraphCmd  `cmd:"" help:"Inspect the process graph and move a work item through it."`
+	Hooks  HooksCmd  `cmd:"" help:"Check, run and test the repository's own Starlark hooks."`
 	Config ConfigCmd `cmd:"" help:"Validate configuration and print the embedded schemas."`
 }
 
