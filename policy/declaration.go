@@ -66,43 +66,82 @@ func (d Declaration) Digest() string {
 // block. It never executes anything. The shape is already held to the
 // schema when the config loads; this adds the rules a schema cannot say:
 // exactly one of path or module, a path that stays inside the repository
-// and names a .star file, a dotted module name.
+// and names a .star file, a dotted module name. The error is the first
+// fault; CheckDeclaration reports them all.
 func ReadDeclaration(hc *HarnessConfig) (Declaration, error) {
-	d := Declaration{File: hc.File()}
+	p := parseDeclaration(hc)
+	if len(p.faults) > 0 {
+		return p.Declaration, p.faults[0]
+	}
+	return p.Declaration, nil
+}
+
+// parsed is a declaration read to the end whatever it holds: every fault,
+// and which entries are whole enough for the checks that follow.
+type parsed struct {
+	Declaration
+	faults []error
+	// badModule and badAttach mark the entries a fault has been said of
+	// already, so that no later check says it again.
+	badModule map[int]bool
+	badAttach map[int]bool
+	// moduleIndex and attachIndex are each entry's index in its list, for
+	// keys and lines.
+	moduleIndex []int
+	attachIndex []int
+}
+
+func parseDeclaration(hc *HarnessConfig) parsed {
+	p := parsed{Declaration: Declaration{File: hc.File()}, badModule: map[int]bool{}, badAttach: map[int]bool{}}
 	raw, ok := hc.HooksBlock()
 	if !ok || raw == nil {
-		return d, nil
+		return p
 	}
 	block, ok := raw.(map[string]any)
 	if !ok {
-		return d, d.fail(hc, []string{"graph", "hooks"}, HooksKey, "got %s, want a mapping with modules and attach", kindOf(raw))
+		p.faults = append(p.faults, p.fail(hc, []string{"graph", "hooks"}, HooksKey, "got %s, want a mapping with modules and attach", kindOf(raw)))
+		return p
 	}
-	modules, err := d.list(hc, block, "modules")
+	modules, err := p.list(hc, block, "modules")
 	if err != nil {
-		return d, err
+		p.faults = append(p.faults, err)
 	}
 	for i, m := range modules {
-		ref, err := d.module(hc, i, m)
+		ref, ok, err := p.module(hc, i, m)
 		if err != nil {
-			return d, err
+			p.faults = append(p.faults, err)
 		}
-		d.Modules = append(d.Modules, ref)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			p.badModule[len(p.Modules)] = true
+		}
+		p.Modules = append(p.Modules, ref)
+		p.moduleIndex = append(p.moduleIndex, i)
 	}
-	attach, err := d.list(hc, block, "attach")
+	attach, err := p.list(hc, block, "attach")
 	if err != nil {
-		return d, err
+		p.faults = append(p.faults, err)
 	}
 	for i, a := range attach {
-		ref, err := d.attachment(hc, i, a)
+		ref, ok, err := p.attachment(hc, i, a)
 		if err != nil {
-			return d, err
+			p.faults = append(p.faults, err)
 		}
-		d.Attach = append(d.Attach, ref)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			p.badAttach[len(p.Attach)] = true
+		}
+		p.Attach = append(p.Attach, ref)
+		p.attachIndex = append(p.attachIndex, i)
 	}
-	if len(d.Attach) > 0 && len(d.Modules) == 0 {
-		return d, d.fail(hc, []string{"graph", "hooks", "attach"}, HooksKey+".attach", "attaches hooks but declares no modules to define them; add graph.hooks.modules")
+	if len(attach) > 0 && len(modules) == 0 {
+		p.faults = append(p.faults, p.fail(hc, []string{"graph", "hooks", "attach"}, HooksKey+".attach", "attaches hooks but declares no modules to define them; add graph.hooks.modules"))
 	}
-	return d, nil
+	return p
 }
 
 func (d Declaration) fail(hc *HarnessConfig, tokens []string, key, format string, args ...any) error {
@@ -121,29 +160,31 @@ func (d Declaration) list(hc *HarnessConfig, block map[string]any, name string) 
 	return l, nil
 }
 
-func (d Declaration) module(hc *HarnessConfig, i int, v any) (ModuleRef, error) {
+// module reads the i'th module entry: ok is false when it is not an entry
+// at all, err a fault of one that is.
+func (d Declaration) module(hc *HarnessConfig, i int, v any) (ref ModuleRef, ok bool, err error) {
 	tokens := []string{"graph", "hooks", "modules", strconv.Itoa(i)}
 	key := fmt.Sprintf("%s.modules[%d]", HooksKey, i)
 	m, ok := v.(map[string]any)
 	if !ok {
-		return ModuleRef{}, d.fail(hc, tokens, key, "got %s, want {path: FILE.star} or {module: dotted.name}", kindOf(v))
+		return ModuleRef{}, false, d.fail(hc, tokens, key, "got %s, want {path: FILE.star} or {module: dotted.name}", kindOf(v))
 	}
 	p, hasPath := m["path"].(string)
 	mod, hasModule := m["module"].(string)
-	ref := ModuleRef{Path: p, Module: mod, Line: lineOf(hc.node, tokens, "")}
+	ref = ModuleRef{Path: p, Module: mod, Line: lineOf(hc.node, tokens, "")}
 	switch {
 	case hasPath == hasModule:
-		return ref, d.fail(hc, tokens, key, "name exactly one of path (a .star file in this repository) or module (a dotted name on the operator's hook path)")
+		return ref, true, d.fail(hc, tokens, key, "name exactly one of path (a .star file in this repository) or module (a dotted name on the operator's hook path)")
 	case hasPath:
 		if err := checkModulePath(p); err != nil {
-			return ref, d.fail(hc, tokens, key+".path", "%q %v", p, err)
+			return ref, true, d.fail(hc, tokens, key+".path", "%q %v", p, err)
 		}
 	default:
 		if !starlark.IsModuleName(mod) {
-			return ref, d.fail(hc, tokens, key+".module", "%q is not a dotted module name; want identifiers joined by dots, e.g. acme.compliance", mod)
+			return ref, true, d.fail(hc, tokens, key+".module", "%q is not a dotted module name; want identifiers joined by dots, e.g. acme.compliance", mod)
 		}
 	}
-	return ref, nil
+	return ref, true, nil
 }
 
 // checkModulePath applies the rules a path can be held to without the
@@ -164,14 +205,16 @@ func checkModulePath(p string) error {
 	return nil
 }
 
-func (d Declaration) attachment(hc *HarnessConfig, i int, v any) (AttachRef, error) {
+// attachment reads the i'th attachment: ok is false when it is not an
+// entry at all, err a fault of one that is.
+func (d Declaration) attachment(hc *HarnessConfig, i int, v any) (ref AttachRef, ok bool, err error) {
 	tokens := []string{"graph", "hooks", "attach", strconv.Itoa(i)}
 	key := fmt.Sprintf("%s.attach[%d]", HooksKey, i)
 	m, ok := v.(map[string]any)
 	if !ok {
-		return AttachRef{}, d.fail(hc, tokens, key, "got %s, want {hook: x-name, node: NODE, boundary: entry|exit, with: {...}}", kindOf(v))
+		return AttachRef{}, false, d.fail(hc, tokens, key, "got %s, want {hook: x-name, node: NODE, boundary: entry|exit, with: {...}}", kindOf(v))
 	}
-	ref := AttachRef{Boundary: string(graph.Exit), Line: lineOf(hc.node, tokens, "")}
+	ref = AttachRef{Boundary: string(graph.Exit), Line: lineOf(hc.node, tokens, "")}
 	ref.Hook, _ = m["hook"].(string)
 	ref.Node, _ = m["node"].(string)
 	if b, ok := m["boundary"].(string); ok && b != "" {
@@ -182,13 +225,13 @@ func (d Declaration) attachment(hc *HarnessConfig, i int, v any) (AttachRef, err
 	}
 	switch {
 	case ref.Hook == "" || ref.Node == "":
-		return ref, d.fail(hc, tokens, key, "name the hook and the node it attaches to")
+		return ref, true, d.fail(hc, tokens, key, "name the hook and the node it attaches to")
 	case !graph.IsExtension(ref.Hook):
-		return ref, d.fail(hc, tokens, key+".hook", "%q: a repository hook is named %s<something>; shipped hooks cannot be attached again", ref.Hook, graph.ExtensionPrefix)
+		return ref, true, d.fail(hc, tokens, key+".hook", "%q: a repository hook is named %s<something>; shipped hooks cannot be attached again", ref.Hook, graph.ExtensionPrefix)
 	case ref.Boundary != string(graph.Entry) && ref.Boundary != string(graph.Exit):
-		return ref, d.fail(hc, tokens, key+".boundary", "got %q, want entry or exit", ref.Boundary)
+		return ref, true, d.fail(hc, tokens, key+".boundary", "got %q, want entry or exit", ref.Boundary)
 	}
-	return ref, nil
+	return ref, true, nil
 }
 
 func kindOf(v any) string {

@@ -86,21 +86,37 @@ type HooksReport struct {
 	RepoHooks bool `json:"repoHooks"`
 	// Executed is always false: listing runs nothing.
 	Executed bool `json:"executed"`
+	// Warnings and Errors are what can be told of the declaration without
+	// reading its modules (see CheckDeclaration): its shape, and its
+	// attachments' nodes and boundaries.
+	Warnings []Diagnostic `json:"warnings"`
+	Errors   []Diagnostic `json:"errors"`
+	faults   []*graph.ConfigError
 }
+
+// Err is every error in Errors, joined; nil when there is none.
+func (r HooksReport) Err() error { return DeclarationReport{faults: r.faults}.Err() }
 
 // Hooks lists the shipped hooks and what the repository declares, executing
 // none of it, so an operator can inspect a repository before adopting its
-// code. A declaration that is malformed is an error; one whose modules would
-// fail to load is listed all the same.
+// code. A declaration with faults is listed as far as it reads, its faults
+// in Errors; one whose modules would fail to load is listed all the same.
 func (e *Engine) Hooks() (HooksReport, error) {
-	decl, err := e.Declaration()
+	c, err := e.newDeclCheck()
+	if err != nil {
+		return HooksReport{}, err
+	}
+	c.attachments()
+	rep := c.finish()
+	decl := c.p.Declaration
 	if decl.Modules == nil {
 		decl.Modules = []ModuleRef{}
 	}
 	if decl.Attach == nil {
 		decl.Attach = []AttachRef{}
 	}
-	return HooksReport{Shipped: builtins.Registry().Names(), Declared: decl, RepoHooks: e.CLI.RepoHooks()}, err
+	return HooksReport{Shipped: builtins.Registry().Names(), Declared: decl, RepoHooks: e.CLI.RepoHooks(),
+		Warnings: rep.Warnings, Errors: rep.Errors, faults: rep.faults}, nil
 }
 
 // SpecDirRel is the spec root relative to the repository, slash-separated.

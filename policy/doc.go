@@ -21,6 +21,24 @@
 // produces, with the sections, lock and front matter its validate-artifacts
 // entries want.
 //
+// # A repository's own hooks
+//
+// [ReadDeclaration] parses graph.hooks without executing anything. Each
+// shipped loop the repository walks gets the attachments whose node it has
+// (an attachment to a node no shipped loop has is refused, with the nearest
+// node suggested). To check a declaration before a verb trips on it, use
+// [Engine.CheckDeclaration] (executes nothing: the modules' files, the
+// attachments' nodes and boundaries; config validate) or
+// [Engine.CheckHooks] (also loads the modules in the sandbox and applies
+// every attachment; hooks check). Both report every fault, each a
+// *graph.ConfigError at its file and line, and the warnings of a
+// declaration that works but not as its author may think.
+// [Engine.Hooks] lists the declaration for graph hooks, with what can be
+// told without reading a module. [Engine.Trial] runs one hook against an
+// item as check would, wherever the item is (hooks run), and
+// [Engine.RuleTests] runs the repository's *_test.star files, each t.run a
+// Trial over a repository held in memory (hooks test).
+//
 // # Configuration
 //
 // Two files configure the-loop, and which is which depends on direction:

@@ -59,6 +59,9 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 		e.refuse(decl, emit)
 		return g, nil
 	}
+	if err := checkNodes(decl); err != nil {
+		return nil, err
+	}
 	// The same declaration reads other modules from another revision.
 	repoKey := e.Root + "\x00" + decl.Digest()
 	if e.rules != nil {
@@ -87,7 +90,12 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 		e.rules.used(loaded.read)
 	}
 	return cached(&extendedLoop, g.Name+"\x00"+repoKey, func() (*graph.Graph, error) {
-		return graph.Apply(g, loaded.table, e.attachments(decl))
+		// Every loop refuses a hook nobody registered, its node in it or
+		// not: a typo at a node of another loop fails loudly here too.
+		if err := checkRegistered(decl, loaded.table); err != nil {
+			return nil, err
+		}
+		return graph.Apply(g, loaded.table, e.attachmentsIn(decl, g))
 	})
 }
 
@@ -142,17 +150,57 @@ func (e *Engine) hookPathOutside(d Declaration) error {
 func (e *Engine) modules(d Declaration) []starlark.Module {
 	out := make([]starlark.Module, len(d.Modules))
 	for i, m := range d.Modules {
-		out[i] = starlark.Module{Path: m.Path, Dotted: m.Module, File: d.File, Line: m.Line}
+		out[i] = e.module(d, m)
 	}
 	return out
 }
 
-func (e *Engine) attachments(d Declaration) []graph.Attachment {
-	out := make([]graph.Attachment, len(d.Attach))
-	for i, a := range d.Attach {
-		out[i] = graph.Attachment{Hook: a.Hook, Node: a.Node, Boundary: graph.Boundary(a.Boundary), Params: a.With, File: d.File, Line: a.Line}
+func (e *Engine) module(d Declaration, m ModuleRef) starlark.Module {
+	return starlark.Module{Path: m.Path, Dotted: m.Module, File: d.File, Line: m.Line}
+}
+
+// attachmentsIn are the attachments of d whose node g has: an attachment
+// applies in every shipped loop that has its node (a pull request's loop
+// has no design node, the ad-hoc loop no implementation), and one whose
+// node no loop has is refused by checkNodes before any loop is extended.
+func (e *Engine) attachmentsIn(d Declaration, g *graph.Graph) []graph.Attachment {
+	var out []graph.Attachment
+	for _, a := range d.Attach {
+		if g.Index(a.Node) >= 0 {
+			out = append(out, e.attachment(d, a))
+		}
 	}
 	return out
+}
+
+func (e *Engine) attachment(d Declaration, a AttachRef) graph.Attachment {
+	return graph.Attachment{Hook: a.Hook, Node: a.Node, Boundary: graph.Boundary(a.Boundary), Params: a.With, File: d.File, Line: a.Line}
+}
+
+// checkNodes refuses an attachment to a node no shipped loop has: skipped
+// by every loop, it would never run, and its author would not know.
+func checkNodes(d Declaration) error {
+	loops, err := shippedNodes()
+	if err != nil {
+		return err
+	}
+	for _, a := range d.Attach {
+		if len(loopsWith(loops, a.Node)) == 0 {
+			return unknownNode(&graph.ConfigError{File: d.File, Line: a.Line, Key: HooksKey + ".attach.node"}, a.Hook, a.Node, loops)
+		}
+	}
+	return nil
+}
+
+// checkRegistered refuses an attachment naming a hook no module of table
+// registered.
+func checkRegistered(d Declaration, table map[string]graph.Hook) error {
+	for _, a := range d.Attach {
+		if _, ok := table[a.Hook]; !ok {
+			return &graph.ConfigError{File: d.File, Line: a.Line, Key: HooksKey + ".attach.hook", Msg: unregistered(a, table)}
+		}
+	}
+	return nil
 }
 
 func (e *Engine) starlarkOptions() starlark.Options {
@@ -160,4 +208,14 @@ func (e *Engine) starlarkOptions() starlark.Options {
 	limits.Steps = e.CLI.HookStepBudget()
 	limits.Deadline = e.CLI.HookDeadline()
 	return starlark.Options{Repo: e.Root, HookPath: e.CLI.HookPath(), Limits: limits, Log: e.log}
+}
+
+// loadOptions are the options a verb loads the modules with; a check
+// loads them the same way, reading from the same place.
+func (e *Engine) loadOptions() starlark.Options {
+	opts := e.starlarkOptions()
+	if e.rules != nil {
+		opts.Rules, opts.RulesName = e.rules.rev, e.rules.rev.Name()
+	}
+	return opts
 }

@@ -23,6 +23,10 @@
 // twice) register, the same module declared twice, and a dotted name not
 // found on the hook path (the directories searched are listed).
 //
+// [Resolve] finds the modules' files as Load would and executes nothing,
+// returning every failure to find one rather than the first: it is how a
+// declaration is checked before anything of it runs.
+//
 // The dialect is starlark-go's strict one plus sets: no while, no
 // recursion, no reassignment of a global, no if or for at the top level
 // (a module's top level defines and registers; its work happens in

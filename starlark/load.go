@@ -146,18 +146,10 @@ func Load(modules []Module, opts Options) (table map[string]graph.Hook, err erro
 }
 
 func (h *host) load(modules []Module) (map[string]graph.Hook, error) {
-	l := &loader{host: h, declared: map[string]Module{}, files: map[string]*fileEntry{}, regs: map[string]*registration{}}
-	sources := make([]*source, len(modules))
-	for i, m := range modules {
-		src, err := l.resolveModule(m)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := l.declared[src.real]; dup {
-			return nil, declError(m, "module %s is declared twice (also at %s)", m.Label(), where(prev))
-		}
-		l.declared[src.real] = m
-		sources[i] = src
+	l := h.loader()
+	sources, faults := l.resolveAll(modules, false)
+	if len(faults) > 0 {
+		return nil, faults[0]
 	}
 	for i, m := range modules {
 		if err := l.execModule(m, sources[i]); err != nil {
@@ -174,6 +166,35 @@ func (h *host) load(modules []Module) (map[string]graph.Hook, error) {
 		table[name] = &Hook{name: name, module: r.module, pos: r.pos, impl: r.impl, host: h}
 	}
 	return table, nil
+}
+
+func (h *host) loader() *loader {
+	return &loader{host: h, declared: map[string]Module{}, files: map[string]*fileEntry{}, regs: map[string]*registration{}}
+}
+
+// resolveAll finds every module's file. It stops at the first failure
+// unless all is set, when it goes on and returns every one.
+func (l *loader) resolveAll(modules []Module, all bool) ([]*source, []error) {
+	sources := make([]*source, len(modules))
+	var faults []error
+	for i, m := range modules {
+		src, err := l.resolveModule(m)
+		if err == nil {
+			if prev, dup := l.declared[src.real]; dup {
+				err = declError(m, "module %s is declared twice (also at %s)", m.Label(), where(prev))
+			}
+		}
+		if err != nil {
+			faults = append(faults, err)
+			if !all {
+				break
+			}
+			continue
+		}
+		l.declared[src.real] = m
+		sources[i] = src
+	}
+	return sources, faults
 }
 
 func where(m Module) string {

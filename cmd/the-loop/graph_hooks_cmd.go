@@ -25,7 +25,13 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	return c.write(out, rep, func(w io.Writer) error { return writeHooks(w, rep) })
+	if err := c.write(out, rep, func(w io.Writer) error { return writeHooks(w, rep) }); err != nil {
+		return err
+	}
+	if len(rep.Errors) > 0 {
+		return exitCode(2)
+	}
+	return nil
 }
 
 func writeHooks(w io.Writer, rep policy.HooksReport) error {
@@ -54,11 +60,13 @@ func writeHooks(w io.Writer, rep policy.HooksReport) error {
 			fmt.Fprintf(&b, "  attach %s -> %s (%s; %s)%s\n", visible(a.Hook), visible(a.Node), visible(a.Boundary), gates, visible(withParams(a.With)))
 		}
 		if rep.RepoHooks {
-			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line.")
+			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line. `the-loop hooks check` loads them now, to check them.")
 		} else {
 			fmt.Fprintln(&b, "\nthis machine refuses repository hooks (routing.graph.repoHooks is false): none of them will run.")
 		}
 	}
+	writeDiagnostics(&b, "warnings", rep.Warnings)
+	writeDiagnostics(&b, "errors", rep.Errors)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
