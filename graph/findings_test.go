@@ -215,3 +215,31 @@ func TestCutKeepsWholeCharacters(t *testing.T) {
 		}
 	}
 }
+
+func TestUnshownNamesTheRepositoryHooksAReportDoesNotShowAndWhy(t *testing.T) {
+	rep := &StatusReport{CurrentNode: "build", Nodes: []NodeReport{
+		{Node: "lint", Hooks: []HookRun{
+			{Hook: "validate-artifacts", Boundary: "exit", Ran: true, Status: "block"},
+			{Hook: "x-style", Boundary: "exit", Reason: "the chain stopped at validate-artifacts, which blocked"},
+			{Hook: "x-greet", Boundary: "entry", Reason: NotRunEntry},
+		}},
+		{Node: "build", Hooks: []HookRun{{Hook: "x-ran", Boundary: "exit", Ran: true, Status: "pass"}}},
+		{Node: "review", Hooks: []HookRun{
+			{Hook: "x-later", Boundary: "exit", Ran: true, Status: "block"},
+			{Hook: "x-never", Boundary: "exit", Reason: "the node is declared skipped"},
+		}},
+	}}
+	var got []string
+	for _, u := range rep.Unshown() {
+		got = append(got, u.Run.Hook+"@"+u.Node+": "+u.Why)
+	}
+	want := []string{
+		"x-style@lint: did not run: the chain stopped at validate-artifacts, which blocked",
+		"x-greet@lint: did not run: " + NotRunEntry,
+		"x-later@review: ran (block), but review is past the item's current node build: its findings are reported once the item gets there",
+		"x-never@review: did not run (the node is declared skipped), and review is past the item's current node build",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
