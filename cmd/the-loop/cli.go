@@ -71,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Vars{
 			"reportFormats": strings.Join(reportFormatNames(), ","),
 			"textFormats":   "text,json",
+			"graphFormats":  "text,json," + mermaidFormat,
+			"statusFormats": strings.Join(statusFormatNames(), ","),
 			"version":       version(),
 		},
 	)
