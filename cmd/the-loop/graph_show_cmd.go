@@ -15,7 +15,7 @@ import (
 
 // GraphShowCmd is `the-loop graph show`.
 type GraphShowCmd struct {
-	Loop string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME"`
+	Loop string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME" predictor:"loop"`
 	GraphFormat
 	LoopFlags
 }

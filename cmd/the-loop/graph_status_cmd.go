@@ -9,7 +9,7 @@ import (
 
 // GraphStatusCmd is `the-loop graph status`.
 type GraphStatusCmd struct {
-	Item      string `arg:"" help:"Work item id."`
+	Item      string `arg:"" predictor:"item" help:"Work item id."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
 	Format    string `help:"Output format (${enum}); text lists every node up to the pointer, mermaid draws the loop coloured by the verdicts, the others are check's." enum:"${statusFormats}" default:"text"`
 	LoopFlags
