@@ -42,6 +42,9 @@
 // a crash never leaves a move without its events, and the next writer
 // removes the temporary files a killed one left.
 //
+// To draw a loop, use [Mermaid]: a Mermaid flowchart of the graph, or, given
+// a [*StatusReport], of one item on it, coloured by its verdicts.
+//
 // # Files
 //
 // A Runtime's Checkout (a [repo.Checkout] with its spec root set) is the

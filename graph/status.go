@@ -40,6 +40,8 @@ type StatusReport struct {
 	// Dir is the item's spec folder, repository-relative: where a report
 	// points for a finding that names no file.
 	Dir string `json:"-"`
+	// Loop is the name of the loop the item was judged against.
+	Loop string `json:"-"`
 	// reach, when set, is a node past the pointer up to which nodes count
 	// as reached all the same (see Reach).
 	reach string
@@ -151,7 +153,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	}
 	skips := rt.DeclaredSkips(st)
 	refused := rt.refusedSkips(st)
-	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
+	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Loop: rt.Graph.Name, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
 		attempts := 0

@@ -9,7 +9,7 @@ import (
 
 // CheckCmd is `the-loop check`.
 type CheckCmd struct {
-	Item      string `arg:"" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
+	Item      string `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
 	All       bool   `help:"Evaluate every work item."`
 	Changed   bool   `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`

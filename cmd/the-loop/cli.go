@@ -31,12 +31,13 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Check  CheckCmd  `cmd:"" help:"Evaluate work items against their checked-in artifacts; writes nothing."`
-	Init   InitCmd   `cmd:"" help:"Adopt the repository: write the default harness config and create the spec directory."`
-	New    NewCmd    `cmd:"" help:"Start a work item: create its spec folder with every artifact drafted for the loop's gates."`
-	Graph  GraphCmd  `cmd:"" help:"Inspect the process graph and move a work item through it."`
-	Hooks  HooksCmd  `cmd:"" help:"Check, run and test the repository's own Starlark hooks."`
-	Config ConfigCmd `cmd:"" help:"Validate configuration and print the embedded schemas."`
+	Check      CheckCmd      `cmd:"" help:"Evaluate work items against their checked-in artifacts; writes nothing."`
+	Init       InitCmd       `cmd:"" help:"Adopt the repository: write the default harness config and create the spec directory."`
+	New        NewCmd        `cmd:"" help:"Start a work item: create its spec folder with every artifact drafted for the loop's gates."`
+	Graph      GraphCmd      `cmd:"" help:"Inspect the process graph and move a work item through it."`
+	Hooks      HooksCmd      `cmd:"" help:"Check, run and test the repository's own Starlark hooks."`
+	Config     ConfigCmd     `cmd:"" help:"Validate configuration and print the embedded schemas."`
+	Completion CompletionCmd `cmd:"" help:"Print a completion script for bash, zsh or fish."`
 }
 
 // Output is where a command writes. Text goes to Stdout and Stderr, which
@@ -73,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		kong.Vars{
 			"reportFormats": strings.Join(reportFormatNames(), ","),
 			"textFormats":   "text,json",
+			"graphFormats":  "text,json," + mermaidFormat,
+			"statusFormats": strings.Join(statusFormatNames(), ","),
 			"version":       version(),
 		},
 	)
@@ -81,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out := newOutput(stdout, stderr)
+	if completing() {
+		return report(answerCompletion(parser, out.Stdout), out.Stderr)
+	}
 	ctx, err := parser.Parse(args)
 	if exit >= 0 {
 		return exit // --help, or kong's own exit

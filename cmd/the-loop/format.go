@@ -82,6 +82,18 @@ var reportFormats = map[string]reportFormat{
 
 func reportFormatNames() []string { return slices.Sorted(maps.Keys(reportFormats)) }
 
+// mermaidFormat is the --format that draws the loop as a Mermaid
+// flowchart: graph show's, and graph status's, which colours it by the
+// item's verdicts. It is a picture of one item on one loop, not a report
+// of many, so check does not take it.
+const mermaidFormat = "mermaid"
+
+// statusFormatNames are graph status's formats: the report formats, and
+// the picture.
+func statusFormatNames() []string {
+	return slices.Sorted(slices.Values(append(reportFormatNames(), mermaidFormat)))
+}
+
 // failureWriter is a format that can say, in its own terms, that the verb
 // could not run at all: a CI system reading a file of that format then
 // reads why, rather than an empty file.
@@ -144,6 +156,14 @@ func (f TextFormat) write(out *Output, v any, text func(io.Writer) error) error 
 }
 
 func (f TextFormat) outputFormat() string { return f.Format }
+
+// GraphFormat is graph show's --format flag: TextFormat's two, and the
+// loop drawn as a Mermaid flowchart.
+type GraphFormat struct {
+	Format string `help:"Output format (${enum}); mermaid draws the loop as a flowchart for a Markdown page." enum:"${graphFormats}" default:"text"`
+}
+
+func (f GraphFormat) outputFormat() string { return f.Format }
 
 // JSONFormat is the --format flag of a verb whose answer is always JSON:
 // accepted, so that every verb takes --format json.

@@ -15,13 +15,13 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var demo = filepath.Join("..", "..", "examples", "demo")
 
 // runCLI runs the-loop in-process with an environment of its own: no
-// operator config, and no GitHub Actions variables leaking in from a CI
-// that runs these tests.
+// operator config, no GitHub Actions variables leaking in from a CI that
+// runs these tests, and no shell asking for completions.
 func runCLI(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	for _, k := range []string{"THE_LOOP_CLI_CONFIG", "THE_LOOP_HOOK_PATH", "GITHUB_STEP_SUMMARY",
-		"GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "GITHUB_WORKSPACE"} {
+		"GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "GITHUB_WORKSPACE", "COMP_LINE", "COMP_POINT"} {
 		t.Setenv(k, env[k])
 	}
 	var out, errb bytes.Buffer

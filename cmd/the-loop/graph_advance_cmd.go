@@ -10,7 +10,7 @@ import (
 
 // GraphAdvanceCmd is `the-loop graph advance`.
 type GraphAdvanceCmd struct {
-	Item string `arg:"" help:"Work item id."`
+	Item string `arg:"" predictor:"item" help:"Work item id."`
 	TextFormat
 	LoopFlags
 	RefFlag

@@ -2,7 +2,7 @@ package main
 
 // GraphCompleteCmd is `the-loop graph complete`.
 type GraphCompleteCmd struct {
-	Item  string `arg:"" help:"Work item id."`
+	Item  string `arg:"" predictor:"item" help:"Work item id."`
 	Node  string `help:"The node the claim is about (default: the current node)." placeholder:"NODE"`
 	Actor string `help:"Who is claiming completion." placeholder:"WHO"`
 	JSONFormat

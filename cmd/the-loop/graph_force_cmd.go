@@ -7,7 +7,7 @@ import (
 
 // GraphForceCmd is `the-loop graph force`.
 type GraphForceCmd struct {
-	Item   string `arg:"" help:"Work item id."`
+	Item   string `arg:"" predictor:"item" help:"Work item id."`
 	To     string `help:"Target node id." required:"" placeholder:"NODE"`
 	Reason string `help:"Why you are bypassing the gate (required)." required:""`
 	Actor  string `help:"Who is forcing this." placeholder:"WHO"`

@@ -10,7 +10,7 @@ import (
 
 // GraphRunCmd is `the-loop graph run`.
 type GraphRunCmd struct {
-	Item     string `arg:"" help:"Work item id."`
+	Item     string `arg:"" predictor:"item" help:"Work item id."`
 	MaxNodes int    `help:"Safety bound on advances (at least 1)." default:"20"`
 	DryRun   bool   `help:"Report where a run would stop without writing, calling out or running anything."`
 	TextFormat

@@ -15,8 +15,8 @@ import (
 
 // GraphShowCmd is `the-loop graph show`.
 type GraphShowCmd struct {
-	Loop string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME"`
-	TextFormat
+	Loop string `help:"Shipped loop to show (default: the work-item loop; with --pr the PR loop)." placeholder:"NAME" predictor:"loop"`
+	GraphFormat
 	LoopFlags
 }
 
@@ -31,7 +31,14 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	return c.write(out, policy.DescribeGraph(gr), func(w io.Writer) error { return writeGraphText(w, gr) })
+	switch c.Format {
+	case "json":
+		return writeJSON(out, policy.DescribeGraph(gr))
+	case mermaidFormat:
+		_, err := io.WriteString(out.Stdout, graph.Mermaid(gr, nil))
+		return err
+	}
+	return writeGraphText(out.Stdout, gr)
 }
 
 func writeGraphText(w io.Writer, gr *graph.Graph) error {

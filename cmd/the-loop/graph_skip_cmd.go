@@ -7,7 +7,7 @@ import (
 
 // GraphSkipCmd is `the-loop graph skip`.
 type GraphSkipCmd struct {
-	Item   string   `arg:"" help:"Work item id."`
+	Item   string   `arg:"" predictor:"item" help:"Work item id."`
 	Nodes  []string `arg:"" optional:"" help:"Skippable node ids or skip-set names."`
 	Node   []string `help:"A skippable node id or skip-set name (repeatable; the same as a positional)." placeholder:"NODE"`
 	Reason string   `help:"Why the work item does not walk these phases (required)." required:""`

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"io"
+
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/policy"
 )
 
 // GraphStatusCmd is `the-loop graph status`.
 type GraphStatusCmd struct {
-	Item      string `arg:"" help:"Work item id."`
+	Item      string `arg:"" predictor:"item" help:"Work item id."`
 	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	Format    string `help:"Output format (${enum}); text lists every node up to the pointer, the others are check's." enum:"${reportFormats}" default:"text"`
+	Format    string `help:"Output format (${enum}); text lists every node up to the pointer, mermaid draws the loop coloured by the verdicts, the others are check's." enum:"${statusFormats}" default:"text"`
 	LoopFlags
 }
 
@@ -23,12 +26,31 @@ func (c *GraphStatusCmd) Run(g *Globals, out *Output) error {
 	}
 	view := reportView(e, graph.FailOnUnmet)
 	view.Status = true
-	if err := writeReports(out, c.Format, reports, view); err != nil {
+	if c.Format == mermaidFormat {
+		err = writeMermaidStatus(out, e, reports[0], view)
+	} else {
+		err = writeReports(out, c.Format, reports, view)
+	}
+	if err != nil {
 		return err
 	}
 	if !reports[0].OK {
 		return exitCode(1)
 	}
+	return nil
+}
+
+// writeMermaidStatus draws the loop rep was judged against, coloured by
+// its verdicts, then says the notes on stderr.
+func writeMermaidStatus(out *Output, e *policy.Engine, rep *graph.StatusReport, view checkView) error {
+	gr, err := e.Graph(rep.Loop)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(out.Stdout, graph.Mermaid(gr, rep)); err != nil {
+		return err
+	}
+	printNotes(out, view.Notes)
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 // HooksRunCmd is `the-loop hooks run`.
 type HooksRunCmd struct {
 	Hook     string `arg:"" help:"The hook to run, e.g. x-licence-header."`
-	Item     string `arg:"" help:"Work item id (its spec folder's name)."`
+	Item     string `arg:"" predictor:"item" help:"Work item id (its spec folder's name)."`
 	Node     string `help:"Run it at this node (default: where it is attached; else the item's current node)." placeholder:"NODE"`
 	Boundary string `help:"Run it in this node's entry or exit chain (default: the attachment's, else exit)." enum:"entry,exit," default:""`
 	With     string `help:"Parameters as a JSON object, instead of the attachment's with:." placeholder:"JSON"`
