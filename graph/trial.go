@@ -55,7 +55,8 @@ func (r *TrialReport) Ran() bool { return r.Trace.Err == "" }
 // give it; the hook then runs whatever they decided.
 func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
 	if _, ok := rt.Graph.Hook(t.Hook); !ok {
-		return nil, fmt.Errorf("no hook %q in the %s loop; its repository hooks are: %s", t.Hook, rt.Graph.Name, orNone(rt.Graph.Extensions()))
+		names := append(rt.Graph.Extensions(), rt.Graph.Registry().Names()...)
+		return nil, fmt.Errorf("no hook %q in the %s loop%s; its repository hooks are: %s", t.Hook, rt.Graph.Name, didYouMean(t.Hook, names), orNone(rt.Graph.Extensions()))
 	}
 	files := NewFiles(rt.Checkout)
 	item, st, err := rt.load(id, files)
@@ -65,6 +66,9 @@ func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
 	current := st.CurrentNode
 	if current == "" {
 		current = rt.Graph.Start
+	}
+	if !rt.Graph.Has(current) {
+		return nil, rt.unknownCurrent(item, st)
 	}
 	n, b, err := rt.trialPlace(t, current)
 	if err != nil {
@@ -147,30 +151,53 @@ func (rt *Runtime) trialPlace(t Trial, current string) (*Node, Boundary, error) 
 	}
 	n, ok := rt.Graph.byID[id]
 	if !ok {
-		return nil, "", fmt.Errorf("the %s loop has no node %q; its nodes are: %s", rt.Graph.Name, id, strings.Join(rt.Graph.NodeIDs(), ", "))
+		return nil, "", rt.Graph.NoNode(id)
 	}
 	return n, b, nil
 }
 
-// underCheck says why check would not run the trial's hook at its place,
-// or would not show what it found there; "" when it would.
-func (rt *Runtime) underCheck(rep *TrialReport, st *State, prior ChainOutcome) string {
-	switch {
-	case rep.Boundary == Entry:
-		return NotRunEntry + "; attach it at exit for check to run it"
-	case !rep.Attached:
-		return fmt.Sprintf("it is not attached at %s's exit; check runs it only where graph.hooks.attach puts it", rep.Node)
-	}
-	if decl, ok := rt.DeclaredSkips(st)[rep.Node]; ok {
-		return NotRunSkipped + ": " + SkipProvenance(decl)
-	}
-	if prior.Blocking != nil {
-		return fmt.Sprintf("the chain stops before it: %s %s, and check runs a hook only when every hook before it in the chain passed or skipped", prior.Blocking.Hook, verbed(prior.Blocking.Status))
-	}
-	if at, here := rt.Graph.Index(rep.Node), rt.Graph.Index(rep.CurrentNode); here >= 0 && at > here {
-		return fmt.Sprintf("the item is at %s, before %s: check evaluates %s but reports only the nodes up to the item's current one", rep.CurrentNode, rep.Node, rep.Node)
+// NoNode is the error for a node id the loop does not have, suggesting
+// the one likely meant.
+func (g *Graph) NoNode(id string) error {
+	return fmt.Errorf("the %s loop has no node %q%s; its nodes are: %s", g.Name, id, didYouMean(id, g.NodeIDs()), strings.Join(g.NodeIDs(), ", "))
+}
+
+func didYouMean(name string, candidates []string) string {
+	if s := Closest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""
+}
+
+// underCheck says why check would not run the trial's hook at its place,
+// or would not show what it found there: every reason that holds, each of
+// which alone would do; "" when none does.
+func (rt *Runtime) underCheck(rep *TrialReport, st *State, prior ChainOutcome) string {
+	var why []string
+	switch {
+	case rep.Boundary == Entry:
+		why = append(why, NotRunEntry+"; attach it at exit for check to run it")
+	case !rep.Attached:
+		why = append(why, fmt.Sprintf("it is not attached at %s's exit; check runs it only where graph.hooks.attach puts it", rep.Node))
+	}
+	if decl, ok := rt.DeclaredSkips(st)[rep.Node]; ok {
+		why = append(why, NotRunSkipped+": "+SkipProvenance(decl))
+	} else if prior.Blocking != nil {
+		why = append(why, fmt.Sprintf("the chain stops before it: %s %s (%s), and check runs a hook only when every hook before it in the chain passed or skipped",
+			prior.Blocking.Hook, verbed(prior.Blocking.Status), firstMessage(*prior.Blocking)))
+	}
+	if at, here := rt.Graph.Index(rep.Node), rt.Graph.Index(rep.CurrentNode); here >= 0 && at > here {
+		why = append(why, fmt.Sprintf("the item is at %s, before %s: check evaluates %s but reports only the nodes up to the item's current one", rep.CurrentNode, rep.Node, rep.Node))
+	}
+	return strings.Join(why, "; and ")
+}
+
+// firstMessage is what a result said first, for a one-line mention.
+func firstMessage(r Result) string {
+	if len(r.Messages) == 0 {
+		return "it gave no reason"
+	}
+	return r.Messages[0].Render()
 }
 
 // Place is one attachment of a hook: a node's entry or exit chain.

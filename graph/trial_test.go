@@ -57,7 +57,7 @@ func TestATrialRunsOneHookWhereverTheItemIs(t *testing.T) {
 		{name: "at its attachment, behind a blocking hook",
 			trial: Trial{Hook: "x-seen"}, node: "draft", boundary: Exit, attached: true,
 			text:       "saw select with file-present=block",
-			underCheck: "the chain stops before it: file-present blocked"},
+			underCheck: "the chain stops before it: file-present blocked (missing draft.md (draft.md)), and check runs a hook only when every hook before it in the chain passed or skipped; and the item is at select, before draft"},
 		{name: "at another node, as if attached at the end",
 			trial: Trial{Hook: "x-seen", Node: "build"}, node: "build", boundary: Exit,
 			text:       "saw select with nothing=skip,ok=pass,x-boom=block",
@@ -132,7 +132,8 @@ func TestATrialRefusesWhatCannotBeMeant(t *testing.T) {
 		want  string
 	}{
 		{Trial{Hook: "x-none"}, `no hook "x-none" in the mini-loop loop; its repository hooks are: x-boom, x-seen`},
-		{Trial{Hook: "x-seen", Node: "drfat"}, `the mini-loop loop has no node "drfat"`},
+		{Trial{Hook: "x-seen", Node: "drfat"}, `the mini-loop loop has no node "drfat" (did you mean "draft"?); its nodes are: select, draft,`},
+		{Trial{Hook: "x-sen"}, `no hook "x-sen" in the mini-loop loop (did you mean "x-seen"?)`},
 		{Trial{Hook: "x-seen", Boundary: "middle"}, `boundary "middle": want entry or exit`},
 		{Trial{Hook: "x-boom"}, "x-boom is attached at draft entry, build exit in the mini-loop loop; name the node"},
 	} {

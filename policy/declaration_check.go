@@ -460,7 +460,7 @@ func unknownNode(ce *graph.ConfigError, hook, node string, loops []loopNodes) *g
 		}
 	}
 	msg := fmt.Sprintf("%s is attached to node %q, which no loop has", hook, node)
-	if s := closest(node, all); s != "" {
+	if s := graph.Closest(node, all); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	ce.Msg = msg + " The shipped loops' nodes are: " + strings.Join(all, ", ") + " (`the-loop graph show --loop NAME` shows which loop has which)"
@@ -472,7 +472,7 @@ func unknownNode(ce *graph.ConfigError, hook, node string, loops []loopNodes) *g
 func unregistered(a AttachRef, table map[string]graph.Hook) string {
 	names := slices.Sorted(maps.Keys(table))
 	msg := fmt.Sprintf("%s is attached at %s, but no declared module registers it", a.Hook, a.Node)
-	if s := closest(a.Hook, names); s != "" {
+	if s := graph.Closest(a.Hook, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return msg + " Registered hooks: " + orNone(names)
@@ -514,46 +514,4 @@ func orNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-// closest is the candidate nearest name, as a likely typo of it: within
-// an edit distance of a third of its length (at least 1); "" when none
-// is. Ties go to the earlier candidate.
-func closest(name string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(name, c)
-		if d <= max(1, len([]rune(c))/3) && (bestD < 0 || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and transpositions of adjacent
-// runes each count one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

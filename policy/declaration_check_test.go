@@ -365,42 +365,6 @@ func TestAnAttachmentToANodeNoLoopHasFailsEveryLoop(t *testing.T) {
 	}
 }
 
-func TestClosestSuggestsOnlyALikelyTypo(t *testing.T) {
-	nodes := []string{"brainstorming", "design", "design-approval", "implementation", "review"}
-	for _, c := range []struct{ name, want string }{
-		{"brainstroming", "brainstorming"}, // a transposition
-		{"desing", "design"},
-		{"Design", "design"},
-		{"design-aproval", "design-approval"},
-		{"implementaion", "implementation"},
-		{"impl", ""},
-		{"nowhere-at-all", ""},
-		{"x", ""},
-		{"", ""},
-	} {
-		if got := closest(c.name, nodes); got != c.want {
-			t.Errorf("closest(%q) = %q, want %q", c.name, got, c.want)
-		}
-	}
-	if got := closest("x-rul", []string{"x-rule", "x-rules"}); got != "x-rule" {
-		t.Errorf("a tie goes to the nearer, then the earlier: got %q", got)
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"design", "design", 0},
-		{"desing", "design", 1}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"né", "ne", 1},
-	} {
-		if got := editDistance(c.a, c.b); got != c.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
-		}
-	}
-}
-
 // A hook nobody registered fails every loop, not only the one that has its
 // node: a typo at pr-approval must not pass check on a work item silently.
 func TestAnUnregisteredHookFailsEveryLoopItsNodeIsInOrNot(t *testing.T) {

@@ -168,6 +168,9 @@ func (r ruleTestRunner) RunTrial(req starlark.TrialRequest) (*graph.TrialReport,
 		if !repo.ValidID(it.ID) {
 			return nil, fmt.Errorf("item %q: not a work item id (a spec folder's name: letters, digits, '.', '_' or '-')", it.ID)
 		}
+		if err := e.checkTestNode(it); err != nil {
+			return nil, err
+		}
 		dir := e.Checkout.ItemDir(it.ID)
 		dirs = append(dirs, dir) // the folder exists even with no artifact
 		for name, content := range it.Artifacts {
@@ -196,6 +199,26 @@ func (r ruleTestRunner) RunTrial(req starlark.TrialRequest) (*graph.TrialReport,
 	mem := &Engine{Root: e.Root, Checkout: co, Harness: e.Harness, CLI: e.CLI, log: e.log,
 		events: eventlog.Discard, integration: graph.NoIntegration{}, base: knownChanges(req.Changed)}
 	return mem.Trial(req.Item, req.Trial, Selector{})
+}
+
+// checkTestNode refuses an item put at a node its loop does not have,
+// saying which was likely meant, where the test made it.
+func (e *Engine) checkTestNode(it starlark.TestItem) error {
+	if it.Node == "" {
+		return nil
+	}
+	name := graph.WorkItemLoop
+	if loop, ok := it.State["loop"].(string); ok && graph.OuterLoop(loop) != "" {
+		name = graph.OuterLoop(loop)
+	}
+	g, err := e.Graph(name)
+	if err != nil {
+		return err
+	}
+	if !g.Has(it.Node) {
+		return fmt.Errorf("repo.item(%q, node = %q): %w", it.ID, it.Node, g.NoNode(it.Node))
+	}
+	return nil
 }
 
 // knownChanges are changes already known, nil for none named.

@@ -26,7 +26,12 @@ def test_what_the_hook_sees(t):
     res = t.run("x-rule", item, node = "design", changed = ["src/a.go"])
     t.status(res, "block")
     t.finding(res, contains = "at design, artifacts [\"design.md\"], changed [\"src/a.go\"], files [\"docs/specs/issue-1/design.md\", \"docs/specs/issue-1/graph-state.json\", \"src/a.go\"]")
-    t.eq(res.under_check, "it is not attached at design's exit; check runs it only where graph.hooks.attach puts it")
+    t.true(res.under_check.startswith("it is not attached at design's exit; check runs it only where graph.hooks.attach puts it; and the chain stops before it: validate-artifacts blocked"))
+    t.eq([(b.hook, b.status) for b in res.before], [("validate-artifacts", "block")])
+
+def test_an_item_at_a_node_the_loop_lacks_is_refused(t):
+    item = t.repo().item("issue-3", node = "implementaton")
+    t.fails(lambda: t.run("x-rule", item), 'repo.item\\("issue-3", node = "implementaton"\\): the pdlc-work-item-loop loop has no node "implementaton" \\(did you mean "implementation"\\?\\)')
 
 def test_an_item_without_a_node_is_at_the_start(t):
     res = t.run("x-rule", t.repo().item("issue-2"))
@@ -40,7 +45,7 @@ def test_an_item_without_a_node_is_at_the_start(t):
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Passed != 2 || rep.Failed != 0 {
+	if rep.Passed != 3 || rep.Failed != 0 {
 		t.Fatalf("passed %d, failed %d: %+v", rep.Passed, rep.Failed, rep.Files)
 	}
 	after, _ := os.ReadDir(filepath.Join(root, "docs/specs"))

@@ -88,7 +88,13 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 		}
 		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
 	}
-	return h.result(v), nil
+	r := h.result(v)
+	if _, isResult := v.(*hookResult); !isResult && gctx.Trace != nil {
+		// A hook that returns no result is as broken as one that fails:
+		// its author hears so, though check only blocks.
+		gctx.Trace.Err = r.Messages[0].Text
+	}
+	return r, nil
 }
 
 // call runs the hook once, with a fresh thread, ctx and limits, in the

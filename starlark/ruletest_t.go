@@ -115,24 +115,43 @@ func (t *tester) status(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs 
 	if !graph.Status(want).Valid() {
 		return nil, fmt.Errorf("%s: %q is not a status; want pass, block, wait or skip", b.Name(), want)
 	}
+	if res.broken(t, thread) {
+		return sl.None, nil
+	}
 	if got := res.rep.Result.Status; got != graph.Status(want) {
 		t.fail(thread, fmt.Sprintf("%s returned %s, want %s%s", res.rep.Result.Hook, got, want, res.said()), sl.None)
 	}
 	return sl.None, nil
 }
 
-// finding(result, contains=None, path=None, line=None, severity=None)
-// asserts that one finding of a t.run result matches everything given.
+// broken fails the assertion being made about res when its hook failed to
+// run: check would block on it, so a test expecting a block would pass on a
+// rule that crashes. A test about the failure itself asserts on res.error.
+func (r *runResult) broken(t *tester, thread *sl.Thread) bool {
+	if r.rep.Trace.Err == "" {
+		return false
+	}
+	t.fail(thread, fmt.Sprintf("%s failed to run: %s (check would block the node, not retriable; to test the failure itself, assert on res.error)", r.rep.Result.Hook, r.rep.Trace.Err), sl.None)
+	return true
+}
+
+// finding(result, contains=None, path=None, line=None, column=None,
+// severity=None) asserts that one finding of a t.run result matches
+// everything given.
 func (t *tester) finding(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var res *runResult
 	var contains, path, severity string
-	var line int
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "result", &res, "contains?", &contains, "path?", &path, "line?", &line, "severity?", &severity); err != nil {
+	var line, column int
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "result", &res, "contains?", &contains, "path?", &path, "line?", &line, "column?", &column, "severity?", &severity); err != nil {
 		return nil, err
+	}
+	if res.broken(t, thread) {
+		return sl.None, nil
 	}
 	match := func(f graph.Finding) bool {
 		return strings.Contains(f.Text, contains) && (path == "" || f.Path == path) &&
-			(line == 0 || f.Line == line) && (severity == "" || string(f.Severity) == severity)
+			(line == 0 || f.Line == line) && (column == 0 || f.Column == column) &&
+			(severity == "" || string(f.Severity) == severity)
 	}
 	if !slices.ContainsFunc(res.rep.Findings, match) {
 		var want []string
@@ -143,6 +162,9 @@ func (t *tester) finding(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 		}
 		if line > 0 {
 			want = append(want, fmt.Sprintf("line %d", line))
+		}
+		if column > 0 {
+			want = append(want, fmt.Sprintf("column %d", column))
 		}
 		t.fail(thread, fmt.Sprintf("no finding with %s%s", orAny(want), res.said()), sl.None)
 	}
@@ -381,6 +403,14 @@ func newRunResult(rep *graph.TrialReport) (*runResult, error) {
 		}
 		data = d
 	}
+	before := make(sl.Tuple, len(rep.Before))
+	for i, b := range rep.Before {
+		v, err := resultValue(b)
+		if err != nil {
+			return nil, err
+		}
+		before[i] = v
+	}
 	var errText sl.Value = sl.None
 	if rep.Trace.Err != "" {
 		errText = sl.String(rep.Trace.Err)
@@ -391,6 +421,7 @@ func newRunResult(rep *graph.TrialReport) (*runResult, error) {
 		"findings": findings, "messages": msgs, "data": data, "error": errText,
 		"retriable": sl.Bool(rep.Result.Retriable), "prints": stringTuple(rep.Trace.Prints),
 		"steps": sl.MakeUint64(rep.Trace.Steps), "under_check": sl.String(rep.UnderCheck),
+		"before": before,
 	}}
 	r.attrs.Freeze()
 	return r, nil

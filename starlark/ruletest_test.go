@@ -18,6 +18,10 @@ type fakeRunner struct{ asked []TrialRequest }
 func (f *fakeRunner) RunTrial(req TrialRequest) (*graph.TrialReport, error) {
 	f.asked = append(f.asked, req)
 	rep := &graph.TrialReport{WorkItem: req.Item, Trace: graph.HookTrace{Steps: 100}}
+	if req.Trial.Hook == "x-broken" {
+		rep.Trace.Err = "boom"
+		rep.Before = []graph.Result{graph.Pass("validate-artifacts", nil)}
+	}
 	rep.Result = graph.Result{Hook: req.Trial.Hook, Status: graph.StatusPass, Data: map[string]any{"files": len(req.Files)}}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range req.Files {
@@ -62,15 +66,15 @@ func runRuleTests(t *testing.T, run *regexp.Regexp, files ...string) (*TestRepor
 
 func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 	rep, runner := runRuleTests(t, nil, "rules_test.star")
-	if rep.Passed != 2 || rep.Failed != 3 || rep.Broken != 0 {
-		t.Fatalf("passed %d, failed %d, broken %d; want 2, 3, 0: %+v", rep.Passed, rep.Failed, rep.Broken, rep.Files)
+	if rep.Passed != 2 || rep.Failed != 4 || rep.Broken != 0 {
+		t.Fatalf("passed %d, failed %d, broken %d; want 2, 4, 0: %+v", rep.Passed, rep.Failed, rep.Broken, rep.Files)
 	}
 	tests := rep.Files[0].Tests
 	var names []string
 	for _, tc := range tests {
 		names = append(names, tc.Name)
 	}
-	if want := []string{"test_passes", "test_goes_on_after_a_failure", "test_an_error_ends_the_test", "test_a_limit_is_not_caught_by_fails", "test_bad_arguments"}; !slices.Equal(names, want) {
+	if want := []string{"test_passes", "test_goes_on_after_a_failure", "test_an_error_ends_the_test", "test_a_limit_is_not_caught_by_fails", "test_bad_arguments", "test_a_broken_rule_fails_what_is_asserted_of_it"}; !slices.Equal(names, want) {
 		t.Errorf("tests ran in the order %v, want the file's %v", names, want)
 	}
 	want := map[string][]string{
@@ -80,7 +84,11 @@ func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 			`rules_test.star:21:14: no finding with contains "absent"; its findings: [error: nothing to judge]`,
 			`rules_test.star:22:12: lambda did not fail; want an error matching "x"`,
 		},
-		"test_an_error_ends_the_test":         {"rules_test.star:27:9: error: fail: broken on purpose"},
+		"test_an_error_ends_the_test": {"rules_test.star:27:9: error: fail: broken on purpose"},
+		"test_a_broken_rule_fails_what_is_asserted_of_it": {
+			"rules_test.star:47:13: x-broken failed to run: boom (check would block the node, not retriable; to test the failure itself, assert on res.error)",
+			"rules_test.star:48:14: x-broken failed to run: boom (check would block the node, not retriable; to test the failure itself, assert on res.error)",
+		},
 		"test_a_limit_is_not_caught_by_fails": {"rules_test.star:29:1: test test_a_limit_is_not_caught_by_fails exceeded its step budget of 100000 steps (stopped at rules_test.star:31:9)"},
 	}
 	for _, tc := range tests {
@@ -109,7 +117,7 @@ func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 func TestRuleTestStepsAreTheSameEveryRun(t *testing.T) {
 	a, _ := runRuleTests(t, regexp.MustCompile("passes"), "rules_test.star")
 	b, _ := runRuleTests(t, regexp.MustCompile("passes"), "rules_test.star")
-	if len(a.Files[0].Tests) != 1 || a.Files[0].Found != 6-1 {
+	if len(a.Files[0].Tests) != 1 || a.Files[0].Found != 6 {
 		t.Fatalf("--run passes ran %d tests of %d found", len(a.Files[0].Tests), a.Files[0].Found)
 	}
 	if sa, sb := a.Files[0].Tests[0].Steps, b.Files[0].Tests[0].Steps; sa != sb || sa < 100 {

@@ -94,6 +94,11 @@ func writeNode(b *strings.Builder, n graph.NodeReport) {
 		if f.Severity == graph.SeverityWarning {
 			prefix = "warning: "
 		}
+		if graph.IsExtension(f.Hook) {
+			// A repository's own rule says whose finding it is: its
+			// author looks for it by name.
+			prefix += f.Hook + ": "
+		}
 		text := f.Text
 		if w := f.Where(); w != "" {
 			text += " (" + w + ")"

@@ -8,7 +8,7 @@ func TestTheTextFormatOnTheDemo(t *testing.T) {
 
 func TestTheTextFormatShowsAWarningOnAMetNode(t *testing.T) {
 	out := demoReport(t, nil, "text")
-	const want = "  ok     implementation\n         - warning: no test file beside it: internal/links/links_test.go (internal/links/links.go:3)\n"
+	const want = "  ok     implementation\n         - warning: x-tests-beside: no test file beside it: internal/links/links_test.go (internal/links/links.go:3)\n"
 	if !contains(out, want) {
 		t.Errorf("got:\n%s\nwant it to hold:\n%s", out, want)
 	}

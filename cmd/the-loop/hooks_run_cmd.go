@@ -34,6 +34,9 @@ not run (an error in the hook, with its backtrace, or a bad argument).`
 }
 
 func (c *HooksRunCmd) Run(g *Globals, out *Output) error {
+	if graph.IsExtension(c.Item) && !graph.IsExtension(c.Hook) {
+		return fmt.Errorf("hooks run takes the hook first, then the work item: the-loop hooks run %s %s", c.Item, c.Hook)
+	}
 	t := graph.Trial{Hook: c.Hook, Node: c.Node, Boundary: graph.Boundary(c.Boundary)}
 	if c.With != "" {
 		params, err := policy.ParseParams(c.With)
@@ -73,6 +76,9 @@ func writeTrial(w io.Writer, rep *graph.TrialReport) error {
 		ran := make([]string, len(rep.Before))
 		for i, r := range rep.Before {
 			ran[i] = r.Hook + " " + string(r.Status)
+			if (r.Status == graph.StatusBlock || r.Status == graph.StatusWait) && len(r.Messages) > 0 {
+				ran[i] += " (" + graph.Cut(r.Messages[0].Render(), 200) + ")"
+			}
 		}
 		fmt.Fprintf(&b, "before it: %s\n", strings.Join(ran, ", "))
 	}

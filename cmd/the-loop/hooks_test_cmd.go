@@ -52,6 +52,14 @@ func (c *HooksTestCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
+	if rep.Passed+rep.Failed+rep.Broken == 0 {
+		// A gate that ran no test must not pass: a --run that matches
+		// nothing is a typo, and a file without tests a mistake.
+		if run != nil {
+			return fmt.Errorf("--run %s matched no test_* function in %s", c.Filter, ruleTestFiles(rep))
+		}
+		return fmt.Errorf("no test ran: %s define no test_* function", ruleTestFiles(rep))
+	}
 	switch c.Format {
 	case "json":
 		err = writeJSON(out, rep)
@@ -99,9 +107,6 @@ func writeRuleTests(w io.Writer, rep *starlark.TestReport, verbose bool) error {
 			}
 		}
 	}
-	if rep.Passed+rep.Failed == 0 && rep.Broken == 0 {
-		b.WriteString("no test ran: no test_* function matched\n")
-	}
 	fmt.Fprintf(&b, "\n%d passed, %d failed", rep.Passed, rep.Failed)
 	if rep.Broken > 0 {
 		fmt.Fprintf(&b, ", %d file(s) could not run", rep.Broken)
@@ -109,6 +114,14 @@ func writeRuleTests(w io.Writer, rep *starlark.TestReport, verbose bool) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func ruleTestFiles(rep *starlark.TestReport) string {
+	paths := make([]string, len(rep.Files))
+	for i, f := range rep.Files {
+		paths[i] = f.Path
+	}
+	return strings.Join(paths, ", ")
 }
 
 // ruleTestSuites is the report as JUnit: a suite per file, a case per
