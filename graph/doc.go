@@ -42,6 +42,13 @@
 // a crash never leaves a move without its events, and the next writer
 // removes the temporary files a killed one left.
 //
+// To see one hook on its own, [Runtime.Trial] runs it against an item at
+// any node and boundary, whatever the item's position, with the context
+// check builds and the hooks ahead of it run first; its [TrialReport] says
+// what it found, what it printed and spent ([HookTrace]) and why check
+// would not run it there. [StatusReport.Unshown] lists, for a whole
+// report, the repository hooks whose verdict it does not show, and why.
+//
 // To draw a loop, use [Mermaid]: a Mermaid flowchart of the graph, or, given
 // a [*StatusReport], of one item on it, coloured by its verdicts.
 //

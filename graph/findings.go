@@ -169,9 +169,9 @@ func ownNotices(r Result) string {
 	return s
 }
 
-// Unshown is a repository hook whose verdict a report does not show, and
-// why: an author's first question when a rule seems to do nothing.
-type Unshown struct {
+// UnshownHook is a repository hook whose verdict a report does not show,
+// and why: an author's first question when a rule seems to do nothing.
+type UnshownHook struct {
 	Node string
 	Run  HookRun
 	Why  string
@@ -180,19 +180,19 @@ type Unshown struct {
 // Unshown lists the repository (x-) hooks of the report's nodes that did
 // not run at a reached node, with the reason, and those that ran at a node
 // past the pointer, whose findings are not reported yet.
-func (s *StatusReport) Unshown() []Unshown {
-	var out []Unshown
+func (s *StatusReport) Unshown() []UnshownHook {
+	var out []UnshownHook
 	end := s.pointer()
 	for i, n := range s.Nodes {
 		for _, h := range n.Hooks {
 			switch {
 			case !IsExtension(h.Hook):
 			case i < end && !h.Ran:
-				out = append(out, Unshown{Node: n.Node, Run: h, Why: "did not run: " + h.Reason})
+				out = append(out, UnshownHook{Node: n.Node, Run: h, Why: "did not run: " + h.Reason})
 			case i >= end && h.Ran:
-				out = append(out, Unshown{Node: n.Node, Run: h, Why: fmt.Sprintf("ran (%s), but %s is past the item's current node %s: its findings are reported once the item gets there", h.Status, n.Node, s.CurrentNode)})
+				out = append(out, UnshownHook{Node: n.Node, Run: h, Why: fmt.Sprintf("ran (%s), but %s is past the item's current node %s: its findings are reported once the item gets there", h.Status, n.Node, s.CurrentNode)})
 			case i >= end:
-				out = append(out, Unshown{Node: n.Node, Run: h, Why: fmt.Sprintf("did not run (%s), and %s is past the item's current node %s", h.Reason, n.Node, s.CurrentNode)})
+				out = append(out, UnshownHook{Node: n.Node, Run: h, Why: fmt.Sprintf("did not run (%s), and %s is past the item's current node %s", h.Reason, n.Node, s.CurrentNode)})
 			}
 		}
 	}

@@ -194,10 +194,7 @@ func (rt *Runtime) load(id string, files *Files) (WorkItem, *State, error) {
 
 func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
 	skips := rt.DeclaredSkips(st)
-	item.CurrentNode = st.CurrentNode
-	if item.CurrentNode == "" {
-		item.CurrentNode = rt.Graph.Start
-	}
+	item.CurrentNode = rt.current(st)
 	return &Context{
 		WorkItem:         item,
 		Node:             n,
@@ -217,6 +214,15 @@ func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files 
 	}
 }
 
+// current is the node st points at: the loop's start for an item that has
+// not entered it.
+func (rt *Runtime) current(st *State) string {
+	if st.CurrentNode == "" {
+		return rt.Graph.Start
+	}
+	return st.CurrentNode
+}
+
 // actingContext is a context for a chain that may act: it reads afresh,
 // since a hook may write an artifact a later hook must see.
 func (rt *Runtime) actingContext(item WorkItem, n *Node, b Boundary, st *State, event *Event) *Context {
@@ -227,7 +233,12 @@ func (rt *Runtime) actingContext(item WorkItem, n *Node, b Boundary, st *State, 
 // run): hooks must not write, spawn or call out, and every read of the
 // evaluation goes through files.
 func (rt *Runtime) pureContext(item WorkItem, n *Node, st *State, files *Files, event *Event) *Context {
-	c := rt.context(item, n, Exit, st, files, event)
+	return rt.pureContextAt(item, n, Exit, st, files, event)
+}
+
+// pureContextAt is pureContext at either boundary of n.
+func (rt *Runtime) pureContextAt(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
+	c := rt.context(item, n, b, st, files, event)
 	c.ReadOnly = true
 	return c
 }

@@ -63,10 +63,7 @@ func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	current := st.CurrentNode
-	if current == "" {
-		current = rt.Graph.Start
-	}
+	current := rt.current(st)
 	if !rt.Graph.Has(current) {
 		return nil, rt.unknownCurrent(item, st)
 	}
@@ -90,8 +87,7 @@ func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
 	}
 	rep.Params = entry.Params
 
-	base := rt.context(item, n, b, st, files, nil)
-	base.ReadOnly = true
+	base := rt.pureContextAt(item, n, b, st, files, nil)
 	prior := RunChain(before, base)
 	rest := ChainOutcome{Results: slices.Clip(prior.Results)}
 	traced := *base
@@ -127,13 +123,14 @@ func (rt *Runtime) trialPlace(t Trial, current string) (*Node, Boundary, error) 
 	id := t.Node
 	if id == "" {
 		places := rt.Graph.Places(t.Hook)
-		if b != "" {
-			places = slices.DeleteFunc(places, func(p Place) bool { return p.Boundary != b })
+		if at := slices.DeleteFunc(slices.Clone(places), func(p Place) bool { return p.Boundary != b }); b != "" && len(at) > 0 {
+			places = at
 		}
 		switch len(places) {
 		case 0:
 			id = current
 		case 1:
+			// Its node, at the boundary asked for when one is.
 			id = places[0].Node
 			if b == "" {
 				b = places[0].Boundary

@@ -427,7 +427,14 @@ func (c *declCheck) finish() DeclarationReport {
 			cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Col, b.Col))
 	}
-	c.rep.faults = slices.CompactFunc(c.rep.faults, func(a, b *graph.ConfigError) bool { return a.Error() == b.Error() })
+	// The same fault found twice (by the declaration and by a loop that
+	// applied it) is said once.
+	seen := map[string]bool{}
+	c.rep.faults = slices.DeleteFunc(c.rep.faults, func(f *graph.ConfigError) bool {
+		dup := seen[f.Error()]
+		seen[f.Error()] = true
+		return dup
+	})
 	slices.SortStableFunc(c.rep.faults, byPlace)
 	slices.SortStableFunc(c.warnings, byPlace)
 	c.rep.Errors = make([]Diagnostic, len(c.rep.faults))

@@ -76,6 +76,11 @@ var ErrItemExists = errors.New("already exists")
 // place of requirements.md.
 const bugfixArtifact = "bugfix.md"
 
+// newID is the id a new item may take: one a shell, a URL and a branch
+// name carry unquoted. Existing folders are read whatever their names;
+// only new ones are held to it.
+var newID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 // NewItem starts the work item id: it creates the item's folder in the
 // spec directory and drafts in it every artifact the loop's gates will
 // ask for, each with the sections they look for, a placeholder line under
@@ -84,11 +89,6 @@ const bugfixArtifact = "bugfix.md"
 // nothing: without a harness config the default spec directory is used,
 // and the config is left for init, or the first verb that moves the item,
 // to write.
-// newID is the id a new item may take: one a shell, a URL and a branch
-// name carry unquoted. Existing folders are read whatever their names;
-// only new ones are held to it.
-var newID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
 func (e *Engine) NewItem(id string, opts NewItemOptions) (*NewItemReport, error) {
 	if !newID.MatchString(id) || !repo.ValidID(id) {
 		return nil, fmt.Errorf("work item id %q: want a folder name of letters, digits, '.', '_' and '-' that starts with a letter or digit, such as issue-42 or add-oauth-login", id)

@@ -174,7 +174,11 @@ func (r ruleTestRunner) RunTrial(req starlark.TrialRequest) (*graph.TrialReport,
 		dir := e.Checkout.ItemDir(it.ID)
 		dirs = append(dirs, dir) // the folder exists even with no artifact
 		for name, content := range it.Artifacts {
-			files[path.Join(dir, name)] = []byte(content)
+			p := path.Join(dir, name)
+			if _, taken := files[p]; taken || path.Dir(p) != dir {
+				return nil, fmt.Errorf("item %s: artifact %q: want a file name in the spec folder that t.repo's files do not already hold", it.ID, name)
+			}
+			files[p] = []byte(content)
 		}
 		if it.Node != "" || it.State != nil {
 			st := map[string]any{"version": graph.StateVersion, "workItem": it.ID}

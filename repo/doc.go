@@ -43,6 +43,10 @@
 // filter, textconv or diff driver, whatever the checkout's .gitattributes
 // selects.
 //
+// [InMemory] is a Checkout whose files are held in memory, for a rule's
+// test: the same Clean confines it, and every write is refused with
+// [ErrReadOnly].
+//
 // A Checkout is immutable and safe for concurrent use. This package
 // imports nothing else of the-loop's.
 package repo

@@ -25,7 +25,8 @@ type memTree struct {
 // repository it judges without touching the disk. name is what Root
 // answers and messages show. Every read goes through the same Clean as an
 // on-disk checkout's, so a test cannot reach what a real checkout could
-// not; writes and locks fail with ErrReadOnly.
+// not; writes and locks fail with ErrReadOnly. The contents are kept, not
+// copied: the caller must not change them.
 func InMemory(name string, files map[string][]byte, dirs ...string) (*Checkout, error) {
 	t := &memTree{files: make(map[string][]byte, len(files)), dirs: map[string][]string{".": nil}}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
@@ -55,13 +56,15 @@ func InMemory(name string, files map[string][]byte, dirs ...string) (*Checkout, 
 			implied = append(implied, p)
 		}
 	}
+	listed := map[string]bool{}
 	for _, p := range implied {
 		for child := p; child != "."; child = path.Dir(child) {
 			dir := path.Dir(child)
 			if _, isFile := t.files[dir]; isFile {
 				return nil, &fs.PathError{Op: "create", Path: p, Err: ErrNotDir}
 			}
-			if !slices.Contains(t.dirs[dir], path.Base(child)) {
+			if !listed[child] {
+				listed[child] = true
 				t.dirs[dir] = append(t.dirs[dir], path.Base(child))
 			}
 		}

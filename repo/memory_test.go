@@ -81,6 +81,9 @@ func TestAnInMemoryCheckoutRefusesWrites(t *testing.T) {
 	if err := c.MkdirAll("d"); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("MkdirAll = %v, want ErrReadOnly", err)
 	}
+	if err := c.Mkdir("d"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Mkdir = %v, want ErrReadOnly", err)
+	}
 	if _, err := c.Locker("d/.lock"); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("Locker = %v, want ErrReadOnly", err)
 	}

@@ -12,6 +12,16 @@ import (
 	"time"
 )
 
+// writable refuses op on rel in a checkout held in memory: every write
+// method asks it first, so none reaches the descriptors only a checkout on
+// disk has.
+func (c *Checkout) writable(op, rel string) error {
+	if c.mem != nil {
+		return &fs.PathError{Op: op, Path: rel, Err: ErrReadOnly}
+	}
+	return nil
+}
+
 // MkdirAll creates the directory rel and any parents it lacks, inside the
 // checkout.
 func (c *Checkout) MkdirAll(rel string) error {
@@ -19,8 +29,8 @@ func (c *Checkout) MkdirAll(rel string) error {
 	if err != nil {
 		return err
 	}
-	if c.mem != nil {
-		return &fs.PathError{Op: "mkdir", Path: rel, Err: ErrReadOnly}
+	if err := c.writable("mkdir", rel); err != nil {
+		return err
 	}
 	if err := c.dir.MkdirAll(p, 0o755); err != nil {
 		return pathErr("mkdir", rel, c.outside(err))
@@ -35,6 +45,9 @@ func (c *Checkout) MkdirAll(rel string) error {
 func (c *Checkout) Mkdir(rel string) error {
 	p, err := Clean(rel)
 	if err != nil {
+		return err
+	}
+	if err := c.writable("mkdir", rel); err != nil {
 		return err
 	}
 	if err := c.dir.Mkdir(p, 0o755); err != nil {
@@ -56,8 +69,8 @@ func (c *Checkout) WriteFile(rel string, data []byte, perm fs.FileMode) (err err
 	if p == "." {
 		return &fs.PathError{Op: "write", Path: rel, Err: ErrNotRegular}
 	}
-	if c.mem != nil {
-		return &fs.PathError{Op: "write", Path: rel, Err: ErrReadOnly}
+	if err := c.writable("write", rel); err != nil {
+		return err
 	}
 	dir := path.Dir(p)
 	if err := c.dir.MkdirAll(dir, 0o755); err != nil {
@@ -165,8 +178,8 @@ func (c *Checkout) Locker(rel string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.mem != nil {
-		return nil, &fs.PathError{Op: "lock", Path: rel, Err: ErrReadOnly}
+	if err := c.writable("lock", rel); err != nil {
+		return nil, err
 	}
 	if err := c.dir.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return nil, pathErr("lock", rel, c.outside(err))

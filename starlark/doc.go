@@ -219,6 +219,20 @@
 // cores. Peak memory is the heap at the start plus about Heap plus the Go
 // runtime's own overhead.
 //
+// # Tracing and rule tests
+//
+// A hook call whose graph.Context carries a Trace fills it: the print()
+// lines in order, each with its position, the Starlark steps the call took,
+// and an error's backtrace (hooks run). [RunTests] executes *_test.star
+// files as modules are executed, with hook() refused, and calls each
+// test_* function with t: t.repo, repo.item and t.run build an in-memory
+// repository and run a hook against it through a [TestRunner] (policy's,
+// the same path as check); t.eq, t.true, t.status, t.finding and t.fails
+// collect failures at the test's line and let the test go on. A test runs
+// under the hook limits, its deadline ten hook deadlines, and is not
+// charged for the heap its t.run calls grow. Its steps, its hook calls'
+// included, are reported: they are the same on every run.
+//
 // # Concurrency
 //
 // Load keeps no state between calls and may be called concurrently. The

@@ -90,14 +90,14 @@ type TestFailure struct {
 	Msg string `json:"message"`
 }
 
-// testDeadline is a whole test's deadline, in hook deadlines: a test may
-// run several hooks.
-const testDeadline = 10
+// testDeadlineFactor is a whole test's deadline in hook deadlines: a test
+// may run several hooks.
+const testDeadlineFactor = 10
 
 // RunTests executes each file, a repository-relative .star path read from
 // opts.Repo, and calls each of its top-level test_* functions, in the
-// order they are defined, with a fresh t (see ruletest.md in the package
-// docs). A file that cannot be executed is reported on its TestFile and
+// order they are defined, with a fresh t (see ruletest_t.go for its
+// methods). A file that cannot be executed is reported on its TestFile and
 // the others still run. The files run with the hook API predeclared, under
 // the same limits as a hook call; hook() is refused in them.
 func RunTests(files []string, runner TestRunner, opts TestOptions) (*TestReport, error) {
@@ -184,7 +184,7 @@ func (h *host) runTestFile(rel string, runner TestRunner, opts TestOptions) Test
 func (h *host) runTest(name string, fn *sl.Function, file string, runner TestRunner) TestResult {
 	res := TestResult{Name: name, Pos: fn.Position().String(), Failures: []TestFailure{}}
 	limits := h.limits
-	limits.Deadline *= testDeadline
+	limits.Deadline *= testDeadlineFactor
 	st := newCallState("test "+name, limits, h.log)
 	st.prints = &printLog{}
 	thread := st.newThread("test "+name, h.threadInit)

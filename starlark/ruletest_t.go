@@ -10,6 +10,7 @@ import (
 	sl "go.starlark.net/starlark"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/repo"
 )
 
 // tester is the t a rule test is called with: it builds in-memory
@@ -59,10 +60,14 @@ func (t *tester) fail(thread *sl.Thread, msg string, extra sl.Value) {
 		msg = string(s) + ": " + msg
 	}
 	pos := ""
-	if thread.CallStackDepth() > 1 {
+	if depth := thread.CallStackDepth(); depth > 1 {
 		pos = thread.CallFrame(1).Pos.String()
+		if depth > 2 {
+			// An assertion in a helper: where the test called it too.
+			pos += " (from " + thread.CallFrame(depth-1).Pos.String() + ")"
+		}
 	}
-	t.failures = append(t.failures, TestFailure{Pos: pos, Msg: msg})
+	t.failures = append(t.failures, TestFailure{Pos: pos, Msg: oneLine(msg)})
 }
 
 // shown is v as a failure message quotes it: its repr, cut short.
@@ -140,11 +145,13 @@ func (r *runResult) broken(t *tester, thread *sl.Thread) bool {
 // everything given.
 func (t *tester) finding(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var res *runResult
-	var contains, path, severity string
-	var line, column int
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "result", &res, "contains?", &contains, "path?", &path, "line?", &line, "column?", &column, "severity?", &severity); err != nil {
+	var containsArg, pathArg, severityArg optString
+	var lineArg, columnArg optInt
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "result", &res, "contains?", &containsArg, "path?", &pathArg, "line?", &lineArg, "column?", &columnArg, "severity?", &severityArg); err != nil {
 		return nil, err
 	}
+	contains, path, severity := string(containsArg), string(pathArg), string(severityArg)
+	line, column := int(lineArg), int(columnArg)
 	if res.broken(t, thread) {
 		return sl.None, nil
 	}
@@ -215,16 +222,20 @@ func errorText(err error) string {
 // repo(files={}) is an in-memory repository holding files, by
 // repository-relative path.
 func (t *tester) repo(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var files *sl.Dict
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "files?", &files); err != nil {
+	var filesArg optDict
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "files?", &filesArg); err != nil {
 		return nil, err
 	}
+	files := filesArg.d
 	r := &testRepo{files: map[string][]byte{}, items: map[string]TestItem{}}
 	if files != nil {
 		for _, kv := range files.Items() {
 			k, ok := kv[0].(sl.String)
 			if !ok {
 				return nil, fmt.Errorf("%s: files: a path must be a string, got %s", b.Name(), kv[0].Type())
+			}
+			if p, err := repo.Clean(string(k)); err != nil || p == "." {
+				return nil, fmt.Errorf("%s: files[%q]: want a file's path inside the repository", b.Name(), string(k))
 			}
 			data, ok := sl.AsString(kv[1])
 			if !ok {
@@ -242,15 +253,17 @@ func (t *tester) repo(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tu
 // under_check. params stands in for the attachment's with: (with is a
 // reserved word in Starlark).
 func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var hook, node, boundary string
+	var hook string
+	var node, boundary optString
 	var item *testItem
-	var with *sl.Dict
+	var withArg optDict
 	var changed sl.Value = sl.None
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "hook", &hook, "item", &item, "node?", &node, "boundary?", &boundary, "params?", &with, "changed?", &changed); err != nil {
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "hook", &hook, "item", &item, "node?", &node, "boundary?", &boundary, "params?", &withArg, "changed?", &changed); err != nil {
 		return nil, err
 	}
+	with := withArg.d
 	req := TrialRequest{Files: maps.Clone(item.repo.files), Item: item.id,
-		Trial: graph.Trial{Hook: hook, Node: node, Boundary: graph.Boundary(boundary)}}
+		Trial: graph.Trial{Hook: hook, Node: string(node), Boundary: graph.Boundary(boundary)}}
 	for _, id := range slices.Sorted(maps.Keys(item.repo.items)) {
 		req.Items = append(req.Items, item.repo.items[id])
 	}
@@ -268,11 +281,17 @@ func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []s
 		}
 		req.Changed = paths
 	}
-	rep, err := t.runner.RunTrial(req)
+	var rep *graph.TrialReport
+	var err error
+	t.st.leave(func() { rep, err = t.runner.RunTrial(req) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	t.hookSteps += rep.Trace.Steps
+	for _, p := range rep.Trace.Prints {
+		// What the hook printed, in order with the test's own prints.
+		t.st.prints.add(nil, hook+": "+p)
+	}
 	return newRunResult(rep)
 }
 
@@ -319,11 +338,13 @@ func (r *testRepo) Attr(name string) (sl.Value, error) {
 // its state file records node as its current node, with state's keys
 // over it.
 func (r *testRepo) item(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var id, node string
-	var artifacts, state *sl.Dict
-	if err := sl.UnpackArgs(b.Name(), args, kwargs, "id", &id, "node?", &node, "artifacts?", &artifacts, "state?", &state); err != nil {
+	var id string
+	var nodeArg optString
+	var artifactsArg, stateArg optDict
+	if err := sl.UnpackArgs(b.Name(), args, kwargs, "id", &id, "node?", &nodeArg, "artifacts?", &artifactsArg, "state?", &stateArg); err != nil {
 		return nil, err
 	}
+	node, artifacts, state := string(nodeArg), artifactsArg.d, stateArg.d
 	if _, dup := r.items[id]; dup {
 		return nil, fmt.Errorf("%s: %q is already an item of this repository", b.Name(), id)
 	}
@@ -458,4 +479,49 @@ func (r *runResult) said() string {
 		b.WriteString("; it reported no finding")
 	}
 	return b.String()
+}
+
+// optString, optInt and optDict are optional arguments whose default is
+// None: None, or no argument, is the zero value.
+type (
+	optString string
+	optInt    int
+	optDict   struct{ d *sl.Dict }
+)
+
+func (o *optString) Unpack(v sl.Value) error {
+	switch v := v.(type) {
+	case sl.NoneType:
+		*o = ""
+	case sl.String:
+		*o = optString(v)
+	default:
+		return fmt.Errorf("got %s, want string or None", v.Type())
+	}
+	return nil
+}
+
+func (o *optInt) Unpack(v sl.Value) error {
+	if v == sl.None {
+		*o = 0
+		return nil
+	}
+	var n int
+	if err := sl.AsInt(v, &n); err != nil {
+		return fmt.Errorf("got %s, want int or None", v.Type())
+	}
+	*o = optInt(n)
+	return nil
+}
+
+func (o *optDict) Unpack(v sl.Value) error {
+	switch v := v.(type) {
+	case sl.NoneType:
+		o.d = nil
+	case *sl.Dict:
+		o.d = v
+	default:
+		return fmt.Errorf("got %s, want dict or None", v.Type())
+	}
+	return nil
 }

@@ -66,15 +66,15 @@ func runRuleTests(t *testing.T, run *regexp.Regexp, files ...string) (*TestRepor
 
 func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 	rep, runner := runRuleTests(t, nil, "rules_test.star")
-	if rep.Passed != 2 || rep.Failed != 4 || rep.Broken != 0 {
-		t.Fatalf("passed %d, failed %d, broken %d; want 2, 4, 0: %+v", rep.Passed, rep.Failed, rep.Broken, rep.Files)
+	if rep.Passed != 2 || rep.Failed != 5 || rep.Broken != 0 {
+		t.Fatalf("passed %d, failed %d, broken %d; want 2, 5, 0: %+v", rep.Passed, rep.Failed, rep.Broken, rep.Files)
 	}
 	tests := rep.Files[0].Tests
 	var names []string
 	for _, tc := range tests {
 		names = append(names, tc.Name)
 	}
-	if want := []string{"test_passes", "test_goes_on_after_a_failure", "test_an_error_ends_the_test", "test_a_limit_is_not_caught_by_fails", "test_bad_arguments", "test_a_broken_rule_fails_what_is_asserted_of_it"}; !slices.Equal(names, want) {
+	if want := []string{"test_passes", "test_goes_on_after_a_failure", "test_an_error_ends_the_test", "test_a_limit_is_not_caught_by_fails", "test_bad_arguments", "test_a_broken_rule_fails_what_is_asserted_of_it", "test_a_helper_says_where_the_test_called_it"}; !slices.Equal(names, want) {
 		t.Errorf("tests ran in the order %v, want the file's %v", names, want)
 	}
 	want := map[string][]string{
@@ -84,10 +84,11 @@ func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 			`rules_test.star:21:14: no finding with contains "absent"; its findings: [error: nothing to judge]`,
 			`rules_test.star:22:12: lambda did not fail; want an error matching "x"`,
 		},
-		"test_an_error_ends_the_test": {"rules_test.star:27:9: error: fail: broken on purpose"},
+		"test_an_error_ends_the_test":                 {"rules_test.star:27:9: error: fail: broken on purpose"},
+		"test_a_helper_says_where_the_test_called_it": {"rules_test.star:58:9 (from rules_test.star:61:15): got 1, want 3"},
 		"test_a_broken_rule_fails_what_is_asserted_of_it": {
-			"rules_test.star:47:13: x-broken failed to run: boom (check would block the node, not retriable; to test the failure itself, assert on res.error)",
-			"rules_test.star:48:14: x-broken failed to run: boom (check would block the node, not retriable; to test the failure itself, assert on res.error)",
+			"rules_test.star:52:13: x-broken failed to run: boom (check would block the node, not retriable; to test the failure itself, assert on res.error)",
+			"rules_test.star:53:14: x-broken failed to run: boom (check would block the node, not retriable; to test the failure itself, assert on res.error)",
 		},
 		"test_a_limit_is_not_caught_by_fails": {"rules_test.star:29:1: test test_a_limit_is_not_caught_by_fails exceeded its step budget of 100000 steps (stopped at rules_test.star:31:9)"},
 	}
@@ -117,7 +118,7 @@ func TestRuleTestsCollectEveryFailedAssertionAtItsLine(t *testing.T) {
 func TestRuleTestStepsAreTheSameEveryRun(t *testing.T) {
 	a, _ := runRuleTests(t, regexp.MustCompile("passes"), "rules_test.star")
 	b, _ := runRuleTests(t, regexp.MustCompile("passes"), "rules_test.star")
-	if len(a.Files[0].Tests) != 1 || a.Files[0].Found != 6 {
+	if len(a.Files[0].Tests) != 1 || a.Files[0].Found != 7 {
 		t.Fatalf("--run passes ran %d tests of %d found", len(a.Files[0].Tests), a.Files[0].Found)
 	}
 	if sa, sb := a.Files[0].Tests[0].Steps, b.Files[0].Tests[0].Steps; sa != sb || sa < 100 {

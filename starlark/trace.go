@@ -17,7 +17,7 @@ const (
 )
 
 // printLog is what one traced call printed, each line placed where print
-// was called.
+// was called (a nil thread adds a line as it is).
 type printLog struct {
 	lines   []string
 	bytes   int
@@ -26,7 +26,7 @@ type printLog struct {
 
 func (p *printLog) add(thread *sl.Thread, msg string) {
 	line := msg
-	if thread.CallStackDepth() > 1 {
+	if thread != nil && thread.CallStackDepth() > 1 {
 		line = fmt.Sprintf("%s: %s", thread.CallFrame(1).Pos, msg)
 	}
 	if len(p.lines) >= maxPrintLines || p.bytes+len(line) > maxPrintBytes {

@@ -66,12 +66,14 @@ func (c *HooksRunCmd) Run(g *Globals, out *Output) error {
 }
 
 func writeTrial(w io.Writer, rep *graph.TrialReport) error {
+	// Everything but the layout comes from the checkout: each value is made
+	// visible, so that no newline in it can forge a line of this report.
 	var b strings.Builder
 	placed := "as if attached at the end of the chain"
 	if rep.Attached {
 		placed = "where it is attached"
 	}
-	fmt.Fprintf(&b, "%s at %s %s, %s (%s, item at %s)%s\n", rep.Result.Hook, rep.Node, rep.Boundary, placed, rep.Loop, rep.CurrentNode, withParams(rep.Params))
+	fmt.Fprintf(&b, "%s at %s %s, %s (%s, item at %s)%s\n", visible(rep.Result.Hook), visible(rep.Node), rep.Boundary, placed, rep.Loop, visible(rep.CurrentNode), visible(withParams(rep.Params)))
 	if len(rep.Before) > 0 {
 		ran := make([]string, len(rep.Before))
 		for i, r := range rep.Before {
@@ -80,38 +82,49 @@ func writeTrial(w io.Writer, rep *graph.TrialReport) error {
 				ran[i] += " (" + graph.Cut(r.Messages[0].Render(), 200) + ")"
 			}
 		}
-		fmt.Fprintf(&b, "before it: %s\n", strings.Join(ran, ", "))
+		fmt.Fprintf(&b, "before it: %s\n", visible(strings.Join(ran, ", ")))
 	}
 	fmt.Fprintf(&b, "result: %s", rep.Result.Status)
 	if rep.Result.Status == graph.StatusBlock && !rep.Result.Retriable {
 		b.WriteString(" (not retriable)")
 	}
 	b.WriteString("\n")
-	for _, f := range rep.Findings {
-		where := f.Where()
-		if where != "" {
-			where = " (" + where + ")"
+	if rep.Ran() {
+		for _, f := range rep.Findings {
+			text := f.Text
+			if where := f.Where(); where != "" {
+				text += " (" + where + ")"
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", f.Severity, visible(text))
 		}
-		fmt.Fprintf(&b, "  %s: %s%s\n", f.Severity, f.Text, where)
-	}
-	if !rep.Ran() {
-		fmt.Fprintf(&b, "error: %s\n", rep.Trace.Err)
-		if rep.Trace.Backtrace != "" {
-			fmt.Fprintf(&b, "%s\n", strings.TrimRight(rep.Trace.Backtrace, "\n"))
+	} else {
+		// Its one finding is the error, said once, with where it happened.
+		fmt.Fprintf(&b, "error: %s\n", visible(rep.Trace.Err))
+		for _, line := range lines(rep.Trace.Backtrace) {
+			fmt.Fprintf(&b, "%s\n", visible(line))
 		}
 	}
 	if len(rep.Trace.Prints) > 0 {
 		b.WriteString("print:\n")
 		for _, p := range rep.Trace.Prints {
-			fmt.Fprintf(&b, "  %s\n", p)
+			fmt.Fprintf(&b, "  %s\n", visible(p))
 		}
 	}
 	fmt.Fprintf(&b, "steps: %d\n", rep.Trace.Steps)
 	if rep.UnderCheck != "" {
-		fmt.Fprintf(&b, "under check: not run or not shown here: %s\n", rep.UnderCheck)
+		fmt.Fprintf(&b, "under check: not run or not shown here: %s\n", visible(rep.UnderCheck))
 	} else {
 		b.WriteString("under check: runs here, and its findings are reported\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lines splits a multi-line text the report lays out line by line.
+func lines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }

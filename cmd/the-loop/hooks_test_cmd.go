@@ -85,24 +85,33 @@ func writeRuleTests(w io.Writer, rep *starlark.TestReport, verbose bool) error {
 	var b strings.Builder
 	for _, f := range rep.Files {
 		if f.Err != "" {
-			fmt.Fprintf(&b, "ERROR %s: could not run: %s\n", f.Path, f.Err)
+			fmt.Fprintf(&b, "ERROR %s: could not run: %s\n", visible(f.Path), visible(f.Err))
 			continue
 		}
 		if f.Found == 0 {
-			fmt.Fprintf(&b, "      %s: no test_* function\n", f.Path)
+			fmt.Fprintf(&b, "      %s: no test_* function\n", visible(f.Path))
 		}
 		for _, t := range f.Tests {
 			verdict := "ok   "
 			if !t.Passed {
 				verdict = "FAIL "
 			}
-			fmt.Fprintf(&b, "%s %s %s (%d steps)\n", verdict, f.Path, t.Name, t.Steps)
+			fmt.Fprintf(&b, "%s %s %s (%d steps)\n", verdict, visible(f.Path), t.Name, t.Steps)
 			for _, fl := range t.Failures {
-				fmt.Fprintf(&b, "        %s: %s\n", fl.Pos, strings.ReplaceAll(fl.Msg, "\n", "\n          "))
+				// A failure's message may carry a traceback, laid out a
+				// frame a line; each line is the checkout's text.
+				msg := lines(fl.Msg)
+				if len(msg) == 0 {
+					msg = []string{""}
+				}
+				fmt.Fprintf(&b, "        %s: %s\n", visible(fl.Pos), visible(msg[0]))
+				for _, line := range msg[1:] {
+					fmt.Fprintf(&b, "          %s\n", visible(line))
+				}
 			}
 			if verbose || !t.Passed {
 				for _, p := range t.Prints {
-					fmt.Fprintf(&b, "        print: %s\n", p)
+					fmt.Fprintf(&b, "        print: %s\n", visible(p))
 				}
 			}
 		}
