@@ -81,8 +81,10 @@
 //	          regexp (RE2: linear time, no backreferences, no lookaround;
 //	          flags inline, as (?i)), bounded by the call's limits:
 //	    re.compile(pattern) -> a pattern with .match, .search, .fullmatch,
-//	        .findall, .sub, .split and the attributes pattern and groups;
-//	    re.match, re.search, re.fullmatch, re.findall, re.sub, re.split take
+//	        .findall, .finditer, .sub, .split and the attributes pattern
+//	        and groups;
+//	    re.match, re.search, re.fullmatch, re.findall, re.finditer, re.sub,
+//	    re.split take
 //	        the pattern (a string or a compiled pattern) first;
 //	    re.escape(s) quotes s.
 //	    match(s) anchors at the start of s, search(s) finds the first match
@@ -93,7 +95,8 @@
 //	    offsets, as Starlark indexes strings. A group that took no part is
 //	    None. findall(s) returns the matches as strings when the pattern
 //	    has no group, the group when it has one, and tuples of the groups
-//	    otherwise (a group that took no part is ""). sub(repl, s, count=0)
+//	    otherwise (a group that took no part is ""); finditer(s) returns
+//	    the matches themselves, as a list. sub(repl, s, count=0)
 //	    replaces the first count matches (all when 0) with repl, a template
 //	    in which \1 to \99, \g<1> and \g<name> insert a group, \\ a
 //	    backslash and \n, \t, \r control characters, or a function called

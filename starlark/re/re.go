@@ -112,7 +112,7 @@ func (r *regex) Freeze()               {}
 func (r *regex) Truth() sl.Bool        { return sl.True }
 func (r *regex) Hash() (uint32, error) { return sl.String(r.pattern).Hash() }
 func (r *regex) AttrNames() []string {
-	return []string{"findall", "fullmatch", "groups", "match", "pattern", "search", "split", "sub"}
+	return []string{"findall", "finditer", "fullmatch", "groups", "match", "pattern", "search", "split", "sub"}
 }
 
 func (r *regex) Attr(name string) (sl.Value, error) {
@@ -138,6 +138,7 @@ var methods = map[string]method{
 	"search":    finder("search"),
 	"fullmatch": finder("fullmatch"),
 	"findall":   findall,
+	"finditer":  finditer,
 	"sub":       sub,
 	"split":     split,
 }
@@ -288,6 +289,27 @@ func findall(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.
 			}
 			out[i] = t
 		}
+	}
+	return sl.NewList(out), nil
+}
+
+// finditer returns every match, as a match, in order: a list, since
+// Starlark has no iterators, charged as findall's matches are.
+func finditer(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	var s string
+	if err := sl.UnpackArgs(fn, args, kwargs, "string", &s); err != nil {
+		return nil, err
+	}
+	if err := r.scan(thread, fn, s); err != nil {
+		return nil, err
+	}
+	ms, err := allMatches(thread, fn, r, s, -1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sl.Value, len(ms))
+	for i, m := range ms {
+		out[i] = &matchValue{s: s, idx: m, r: r}
 	}
 	return sl.NewList(out), nil
 }
