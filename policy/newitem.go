@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -92,6 +93,11 @@ var newID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 func (e *Engine) NewItem(id string, opts NewItemOptions) (*NewItemReport, error) {
 	if !newID.MatchString(id) || !repo.ValidID(id) {
 		return nil, fmt.Errorf("work item id %q: want a folder name of letters, digits, '.', '_' and '-' that starts with a letter or digit, such as issue-42 or add-oauth-login", id)
+	}
+	if slices.Contains(strings.Split(e.SpecDirRel(), "/"), ".git") {
+		// git's own directory holds its hooks and config: nothing the
+		// repository's config names there is a place to write.
+		return nil, fmt.Errorf("the spec directory %s is inside .git; new writes no work item there (set workflow.specDir in %s)", e.SpecDirRel(), cmp.Or(e.Harness.File(), ConfigDir+"/"+HarnessConfigFile))
 	}
 	// A new item has no state to name another loop, so it walks the
 	// work-item loop. The shipped loop is read rather than this

@@ -334,3 +334,14 @@ func TestBugfixIsRefusedWhereTheLoopAcceptsNone(t *testing.T) {
 		t.Errorf("got %v, want a refusal naming the loop's first artifact", err)
 	}
 }
+
+func TestNewWritesNothingInsideDotGit(t *testing.T) {
+	e, root := openNew(t, map[string]string{".the-loop/harness-config.yaml": "workflow:\n  specDir: .git\n"})
+	before := snapshot(t, root)
+	if _, err := e.NewItem("hooks", NewItemOptions{}); err == nil || !strings.Contains(err.Error(), "the spec directory .git is inside .git") {
+		t.Errorf("got %v", err)
+	}
+	if snapshot(t, root) != before {
+		t.Error("something was written")
+	}
+}

@@ -42,7 +42,11 @@ func (e *Engine) RuleTests(paths []string, run *regexp.Regexp) (*starlark.TestRe
 	if _, err := e.Graph(graph.WorkItemLoop); err != nil {
 		return nil, err
 	}
-	opts := starlark.TestOptions{Options: e.starlarkOptions(), Run: run}
+	decl, err := e.Declaration()
+	if err != nil {
+		return nil, err
+	}
+	opts := starlark.TestOptions{Options: e.starlarkOptions(), Run: run, Modules: e.modules(decl)}
 	return starlark.RunTests(files, ruleTestRunner{e}, opts)
 }
 

@@ -74,7 +74,7 @@ func TestParseParamsReadsNumbersAsTheConfigWould(t *testing.T) {
 	if got["n"] != 2 || got["f"] != 2.5 || got["list"].([]any)[0] != 1 || got["list"].([]any)[1].(map[string]any)["deep"] != 3 {
 		t.Errorf("got %#v", got)
 	}
-	for _, bad := range []string{`[1]`, `"s"`, `{"a": 1} {}`, `{`} {
+	for _, bad := range []string{`[1]`, `"s"`, `{"a": 1} {}`, `{`, `{"x": 1e400}`, `{"x": [-1e999]}`} {
 		if _, err := ParseParams(bad); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/the-loop/the-loop/graph"
@@ -45,25 +46,37 @@ func ParseParams(text string) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("want a JSON object such as '{\"max\": 3}', got %s", kindOf(v))
 	}
-	return plainNumbers(m).(map[string]any), nil
+	out, err := plainNumbers(m)
+	if err != nil {
+		return nil, err
+	}
+	return out.(map[string]any), nil
 }
 
-func plainNumbers(v any) any {
+func plainNumbers(v any) (any, error) {
+	var err error
 	switch v := v.(type) {
 	case json.Number:
-		if n, err := strconv.Atoi(v.String()); err == nil {
-			return n
+		if n, aerr := strconv.Atoi(v.String()); aerr == nil {
+			return n, nil
 		}
-		f, _ := v.Float64()
-		return f
+		f, ferr := v.Float64()
+		if ferr != nil || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%s is not a number a float holds", v)
+		}
+		return f, nil
 	case map[string]any:
 		for k, x := range v {
-			v[k] = plainNumbers(x)
+			if v[k], err = plainNumbers(x); err != nil {
+				return nil, err
+			}
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = plainNumbers(x)
+			if v[i], err = plainNumbers(x); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return v
+	return v, nil
 }

@@ -462,7 +462,8 @@ func (e *loadError) Error() string {
 
 func (e *loadError) Unwrap() error { return e.err }
 
-// loadFn implements load() for the thread of a declared module: the file
+// loadFn implements load() for the thread of a declared module or a rule
+// test file: the file
 // is resolved against the loading file, executed once per Load, frozen,
 // and shared with every later load of it.
 func (l *loader) loadFn(thread *sl.Thread, module string) (sl.StringDict, error) {
@@ -493,10 +494,13 @@ func (l *loader) loadFn(thread *sl.Thread, module string) (sl.StringDict, error)
 	}
 	e := &fileEntry{loading: true}
 	l.files[src.real] = e
-	lib := st.registrar.lib
-	st.registrar.lib = src.name
+	if reg := st.registrar; reg != nil {
+		// While a declared module loads, hook() knows it is in a library.
+		lib := reg.lib
+		reg.lib = src.name
+		defer func() { reg.lib = lib }()
+	}
 	e.globals, e.err = l.exec(thread, src, data)
-	st.registrar.lib = lib
 	e.loading = false
 	if e.err != nil {
 		e.globals, e.err = nil, &loadError{name: src.name, err: e.err}

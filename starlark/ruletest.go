@@ -48,6 +48,8 @@ type TestOptions struct {
 	Options
 	// Run, when set, selects the tests whose name it matches.
 	Run *regexp.Regexp
+	// Modules are the declared modules, which a test file may not load().
+	Modules []Module
 }
 
 // TestReport is what a set of rule test files did.
@@ -94,41 +96,97 @@ type TestFailure struct {
 // may run several hooks.
 const testDeadlineFactor = 10
 
+// A run of rule tests is bounded as a whole, not only test by test: the
+// files under test are the change's own, and a thousand tests that each
+// keep what they may would add up.
+const (
+	// runDeadlineFactor is the whole run's time, in hook deadlines; a test
+	// is not started past it.
+	runDeadlineFactor = 60
+	// maxReportBytes bounds what the report keeps: names, failures, prints.
+	maxReportBytes = 16 << 20
+	// maxFailures is how many failed assertions a test keeps, each cut to
+	// maxFailureBytes.
+	maxFailures     = 100
+	maxFailureBytes = 4 << 10
+	// A test keeps at most this much of what it printed.
+	maxTestPrintLines = 1000
+	maxTestPrintBytes = 64 << 10
+)
+
 // RunTests executes each file, a repository-relative .star path read from
 // opts.Repo, and calls each of its top-level test_* functions, in the
 // order they are defined, with a fresh t (see ruletest_t.go for its
 // methods). A file that cannot be executed is reported on its TestFile and
 // the others still run. The files run with the hook API predeclared, under
-// the same limits as a hook call; hook() is refused in them.
+// the same limits as a hook call; hook() is refused in them, and so is
+// load() of a declared module (opts.Modules).
+//
+// The run stops, and says so on a TestFile of its own (so that it counts
+// as broken), when it has run for runDeadlineFactor hook deadlines, when
+// its report would pass maxReportBytes, or when a test did not stop when
+// cancelled: its goroutine may still be running, and another beside it
+// would only add to it.
 func RunTests(files []string, runner TestRunner, opts TestOptions) (*TestReport, error) {
 	h, err := newHost(opts.Options)
 	if err != nil {
 		return nil, err
 	}
+	r := &testRun{host: h, runner: runner, opts: opts,
+		deadline: time.Now().Add(runDeadlineFactor * h.limits.Deadline)}
 	rep := &TestReport{Files: []TestFile{}}
-	for _, f := range files {
-		tf := h.runTestFile(f, runner, opts)
-		switch {
-		case tf.Err != "":
+	for i, f := range files {
+		if r.stopped != "" {
+			r.stopped += fmt.Sprintf("; %d file(s) did not run", len(files)-i)
+			break
+		}
+		tf := r.file(f)
+		if tf.Err != "" {
 			rep.Broken++
-		default:
-			for _, t := range tf.Tests {
-				if t.Passed {
-					rep.Passed++
-				} else {
-					rep.Failed++
-				}
+		}
+		for _, t := range tf.Tests {
+			if t.Passed {
+				rep.Passed++
+			} else {
+				rep.Failed++
 			}
 		}
 		rep.Files = append(rep.Files, tf)
 	}
+	if r.stopped != "" {
+		rep.Broken++
+		rep.Files = append(rep.Files, TestFile{Path: "(the run)", Err: r.stopped, Tests: []TestResult{}})
+	}
 	return rep, nil
 }
 
-func (h *host) runTestFile(rel string, runner TestRunner, opts TestOptions) TestFile {
+// testRun is one RunTests: what it has kept, and why it stopped.
+type testRun struct {
+	*host
+	runner   TestRunner
+	opts     TestOptions
+	deadline time.Time
+	kept     int
+	stopped  string // why the run stopped; "" while it runs
+}
+
+func (r *testRun) stop(format string, args ...any) {
+	if r.stopped == "" {
+		r.stopped = fmt.Sprintf(format, args...)
+	}
+}
+
+func (r *testRun) file(rel string) TestFile {
 	tf := TestFile{Path: rel, Tests: []TestResult{}}
-	l := &loader{host: h, declared: map[string]Module{}, files: map[string]*fileEntry{}, regs: map[string]*registration{}}
-	src, err := l.resolveIn(h.repo, rel, false)
+	l := &loader{host: r.host, declared: map[string]Module{}, files: map[string]*fileEntry{}, regs: map[string]*registration{}}
+	// A test loads libraries; a declared module is loaded only as one,
+	// and saying so beats a hook() refused inside it.
+	for _, m := range r.opts.Modules {
+		if src, err := l.resolveModule(m); err == nil {
+			l.declared[src.real] = m
+		}
+	}
+	src, err := l.resolveIn(r.repo, rel, false)
 	if err != nil {
 		tf.Err = err.Error()
 		return tf
@@ -138,21 +196,27 @@ func (h *host) runTestFile(rel string, runner TestRunner, opts TestOptions) Test
 		tf.Err = err.Error()
 		return tf
 	}
-	st := newCallState("test file "+src.name, h.limits, h.log)
-	st.prints = &printLog{}
-	thread := st.newThread("test file "+src.name, h.threadInit)
+	st := newCallState("test file "+src.name, r.limits, r.log)
+	st.prints = newPrintLog(maxTestPrintLines, maxTestPrintBytes)
+	thread := st.newThread("test file "+src.name, r.threadInit)
 	thread.Load = l.loadFn
+	// The test file is loading while it runs: a load() of it is a cycle.
+	l.files[src.real] = &fileEntry{loading: true}
 	var globals sl.StringDict
 	_, err, abandoned := st.run(func() (sl.Value, error) {
 		globals, err = l.exec(thread, src, data)
 		return nil, err
 	}, exclusive)
 	switch {
-	case abandoned || (err != nil && st.trippedLimit() != limitNone):
+	case abandoned:
+		tf.Err = fmt.Sprintf("%s: %s as it loaded", src.name, st.exceeded())
+		r.stop("%s did not stop when cancelled; the run stopped there", src.name)
+		return tf
+	case err != nil && st.trippedLimit() != limitNone:
 		tf.Err = fmt.Sprintf("%s: %s as it loaded", src.name, st.exceeded())
 		return tf
 	case err != nil:
-		tf.Err = quote(err)
+		tf.Err = graph.Cut(quote(err), maxFailureBytes)
 		return tf
 	}
 	type test struct {
@@ -166,29 +230,69 @@ func (h *host) runTestFile(rel string, runner TestRunner, opts TestOptions) Test
 			continue
 		}
 		tf.Found++
-		if opts.Run == nil || opts.Run.MatchString(name) {
+		if r.opts.Run == nil || r.opts.Run.MatchString(name) {
 			tests = append(tests, test{name, fn})
 		}
 	}
 	slices.SortFunc(tests, func(a, b test) int {
 		return cmp.Or(cmp.Compare(a.fn.Position().Line, b.fn.Position().Line), cmp.Compare(a.name, b.name))
 	})
-	for _, t := range tests {
-		tf.Tests = append(tf.Tests, h.runTest(t.name, t.fn, rel, runner))
+	for i, t := range tests {
+		if r.stopped == "" && time.Now().After(r.deadline) {
+			r.stop("the run reached its time limit of %s", runDeadlineFactor*r.limits.Deadline)
+		}
+		if r.stopped != "" {
+			r.stopped += fmt.Sprintf("; %d test(s) of %s did not run", len(tests)-i, rel)
+			break
+		}
+		res := r.runTest(t.name, t.fn, rel)
+		if !r.keep(&res) {
+			r.stop("the report reached its limit of %d bytes", maxReportBytes)
+			r.stopped += fmt.Sprintf("; %d test(s) of %s did not run", len(tests)-i, rel)
+			break
+		}
+		tf.Tests = append(tf.Tests, res)
 	}
 	return tf
 }
 
+// keep charges res to the report, trimming what it printed, then its
+// failures past the first, when the report would otherwise pass its
+// limit; false when even that does not fit.
+func (r *testRun) keep(res *TestResult) bool {
+	size := func() int {
+		n := 64 + len(res.Name) + len(res.Pos)
+		for _, f := range res.Failures {
+			n += len(f.Pos) + len(f.Msg)
+		}
+		for _, p := range res.Prints {
+			n += len(p)
+		}
+		return n
+	}
+	if r.kept+size() > maxReportBytes && len(res.Prints) > 0 {
+		res.Prints = []string{fmt.Sprintf("… %d print() line(s) not kept: the report is near its limit", len(res.Prints))}
+	}
+	if r.kept+size() > maxReportBytes && len(res.Failures) > 1 {
+		res.Failures = append(res.Failures[:1], TestFailure{Pos: res.Pos, Msg: fmt.Sprintf("… %d more failure(s) not kept: the report is near its limit", len(res.Failures)-1)})
+	}
+	if r.kept+size() > maxReportBytes {
+		return false
+	}
+	r.kept += size()
+	return true
+}
+
 // runTest calls one test function with a fresh t. Assertions that fail
 // are collected and the test goes on; an error ends it.
-func (h *host) runTest(name string, fn *sl.Function, file string, runner TestRunner) TestResult {
+func (r *testRun) runTest(name string, fn *sl.Function, file string) TestResult {
 	res := TestResult{Name: name, Pos: fn.Position().String(), Failures: []TestFailure{}}
-	limits := h.limits
+	limits := r.limits
 	limits.Deadline *= testDeadlineFactor
-	st := newCallState("test "+name, limits, h.log)
-	st.prints = &printLog{}
-	thread := st.newThread("test "+name, h.threadInit)
-	t := &tester{runner: runner, file: file, st: st}
+	st := newCallState("test "+name, limits, r.log)
+	st.prints = newPrintLog(maxTestPrintLines, maxTestPrintBytes)
+	thread := st.newThread("test "+name, r.threadInit)
+	t := &tester{runner: r.runner, file: file, st: st}
 	start := time.Now()
 	// A test holds no heap gate: the hooks it runs take their own.
 	_, err, abandoned := st.run(func() (sl.Value, error) {
@@ -198,6 +302,7 @@ func (h *host) runTest(name string, fn *sl.Function, file string, runner TestRun
 	if abandoned {
 		// Its goroutine may still run: nothing it holds is read.
 		res.Failures = append(res.Failures, TestFailure{Pos: res.Pos, Msg: st.exceeded() + "; it did not stop when cancelled and was abandoned"})
+		r.stop("%s did not stop when cancelled; the run stopped there", name)
 		return res
 	}
 	switch {
@@ -212,16 +317,19 @@ func (h *host) runTest(name string, fn *sl.Function, file string, runner TestRun
 		if p, ok := deepestPos(err); ok {
 			pos = p.String()
 		}
-		msg := oneLine(err.Error())
+		msg := graph.Cut(oneLine(err.Error()), maxFailureBytes)
 		var ee *sl.EvalError
 		if errors.As(err, &ee) {
-			msg = oneLine(ee.Msg) + "\n" + strings.TrimRight(ee.CallStack.String(), "\n")
+			msg = graph.Cut(oneLine(ee.Msg), maxFailureBytes) + "\n" + graph.Cut(strings.TrimRight(ee.CallStack.String(), "\n"), maxFailureBytes)
 		}
 		t.failures = append(t.failures, TestFailure{Pos: pos, Msg: "error: " + msg})
 	}
 	res.Steps = thread.ExecutionSteps() + t.hookSteps
-	res.Prints = append([]string{}, st.prints.lines...)
+	res.Prints = st.prints.kept()
 	res.Failures = append(res.Failures, t.failures...)
+	if t.dropped > 0 {
+		res.Failures = append(res.Failures, TestFailure{Pos: res.Pos, Msg: fmt.Sprintf("… %d more failed assertion(s) not kept (a test keeps %d)", t.dropped, maxFailures)})
+	}
 	res.Passed = len(res.Failures) == 0
 	return res
 }

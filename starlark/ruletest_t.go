@@ -21,6 +21,7 @@ type tester struct {
 	file      string
 	st        *callState
 	failures  []TestFailure
+	dropped   int // failures past maxFailures, counted and not kept
 	hookSteps uint64
 	attrs     map[string]*sl.Builtin
 }
@@ -67,17 +68,25 @@ func (t *tester) fail(thread *sl.Thread, msg string, extra sl.Value) {
 			pos += " (from " + thread.CallFrame(depth-1).Pos.String() + ")"
 		}
 	}
-	t.failures = append(t.failures, TestFailure{Pos: pos, Msg: oneLine(msg)})
+	if len(t.failures) >= maxFailures {
+		t.dropped++
+		return
+	}
+	t.failures = append(t.failures, TestFailure{Pos: pos, Msg: graph.Cut(oneLine(msg), maxFailureBytes)})
 }
 
-// shown is v as a failure message quotes it: its repr, cut short.
+// shown is v as a failure message quotes it: its repr when that is
+// short, which is measured before it is built, since a value a test makes
+// can be too large or deep to write out.
 func shown(v sl.Value) string {
 	const max = 1 << 10
-	s := v.String()
-	if len(s) > max {
-		s = s[:max] + "…"
+	if size, deep := strSize(v, max); deep || size > max {
+		if l, ok := v.(sl.Sequence); ok {
+			return fmt.Sprintf("<a %s of %d elements, too large to show>", v.Type(), l.Len())
+		}
+		return fmt.Sprintf("<a %s too large to show>", v.Type())
 	}
-	return s
+	return v.String()
 }
 
 // eq(got, want, msg=None)
@@ -206,7 +215,7 @@ func (t *tester) fails(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs [
 	case err == nil:
 		t.fail(thread, fmt.Sprintf("%s did not fail; want an error matching %q", fn.Name(), pattern), sl.None)
 	case !re.MatchString(errorText(err)):
-		t.fail(thread, fmt.Sprintf("%s failed with %q, which does not match %q", fn.Name(), errorText(err), pattern), sl.None)
+		t.fail(thread, fmt.Sprintf("%s failed with %q, which does not match %q", fn.Name(), graph.Cut(errorText(err), maxFailureBytes), pattern), sl.None)
 	}
 	return sl.None, nil
 }
@@ -221,13 +230,14 @@ func errorText(err error) string {
 
 // repo(files={}) is an in-memory repository holding files, by
 // repository-relative path.
-func (t *tester) repo(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+func (t *tester) repo(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var filesArg optDict
 	if err := sl.UnpackArgs(b.Name(), args, kwargs, "files?", &filesArg); err != nil {
 		return nil, err
 	}
 	files := filesArg.d
 	r := &testRepo{files: map[string][]byte{}, items: map[string]TestItem{}}
+	var size uint64
 	if files != nil {
 		for _, kv := range files.Items() {
 			k, ok := kv[0].(sl.String)
@@ -242,7 +252,13 @@ func (t *tester) repo(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tu
 				return nil, fmt.Errorf("%s: files[%q]: content must be a string, got %s", b.Name(), string(k), kv[1].Type())
 			}
 			r.files[string(k)] = []byte(data)
+			size += uint64(len(data))
 		}
+	}
+	// Building the repository is work done for the test: a step a file
+	// and one a KiB, like reading them.
+	if err := t.st.charge(thread, uint64(len(r.files))+size/1024, b.Name()); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -280,6 +296,10 @@ func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []s
 			return nil, fmt.Errorf("%s: changed: %w", b.Name(), err)
 		}
 		req.Changed = paths
+	}
+	// Each run builds the repository again: a step a file.
+	if err := t.st.charge(thread, uint64(len(req.Files)), b.Name()); err != nil {
+		return nil, err
 	}
 	var rep *graph.TrialReport
 	var err error

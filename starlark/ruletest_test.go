@@ -137,3 +137,65 @@ func TestARuleTestFileThatDoesNotLoadIsReportedAndTheOthersRun(t *testing.T) {
 		}
 	}
 }
+
+func TestARuleTestFileLoadsLibrariesButNotItselfOrADeclaredModule(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"lib.star", "loads_test.star", "self_test.star", "declared_test.star", "rules.star"} {
+		data, err := os.ReadFile(filepath.Join("testdata/ruletest", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := RunTests([]string{"declared_test.star", "loads_test.star", "self_test.star"}, &fakeRunner{},
+		TestOptions{Options: Options{Repo: root}, Modules: []Module{{Path: "rules.star", File: "config.yaml", Line: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed != 1 || rep.Broken != 2 {
+		t.Fatalf("passed %d, broken %d; want 1 and 2: %+v", rep.Passed, rep.Broken, rep.Files)
+	}
+	for i, want := range map[int]string{0: "rules.star is a declared module (config.yaml:3) and cannot also be load()ed", 2: "self_test.star:1:1: cannot load self_test.star: load cycle: self_test.star loads self_test.star"} {
+		if !strings.Contains(rep.Files[i].Err, want) {
+			t.Errorf("%s: %q, want %q", rep.Files[i].Path, rep.Files[i].Err, want)
+		}
+	}
+}
+
+func TestWhatATestKeepsIsBounded(t *testing.T) {
+	rep, _ := runRuleTests(t, nil, "bounds_test.star")
+	tests := rep.Files[0].Tests
+	if len(tests) != 3 {
+		t.Fatalf("%+v", rep.Files)
+	}
+	if f := tests[0].Failures; len(f) != 1 || f[0].Msg != "got <a list of 100000 elements, too large to show>, want 1" {
+		t.Errorf("a huge value: %+v", f)
+	}
+	f := tests[1].Failures
+	if len(f) != maxFailures+1 || len(f[0].Msg) > maxFailureBytes+len("…") || f[maxFailures].Msg != "… 900 more failed assertion(s) not kept (a test keeps 100)" {
+		t.Errorf("%d failures kept, the first of %d bytes, the last %q", len(f), len(f[0].Msg), f[len(f)-1].Msg)
+	}
+	p := tests[2].Prints
+	if len(p) > maxTestPrintLines+1 || !strings.HasPrefix(p[len(p)-1], "… ") {
+		t.Errorf("%d print lines kept, the last %q", len(p), p[len(p)-1])
+	}
+}
+
+func TestARunKeepsItsReportWithinItsLimit(t *testing.T) {
+	r := &testRun{kept: maxReportBytes - 400}
+	big := strings.Repeat("p", 600)
+	res := TestResult{Name: "test_x", Prints: []string{big, big},
+		Failures: []TestFailure{{Msg: "first"}, {Msg: big}}}
+	if !r.keep(&res) {
+		t.Fatal("a test trimmed to fit was refused")
+	}
+	if len(res.Prints) != 1 || !strings.Contains(res.Prints[0], "2 print() line(s) not kept") || len(res.Failures) != 2 || res.Failures[1].Msg != "… 1 more failure(s) not kept: the report is near its limit" {
+		t.Errorf("kept %+v", res)
+	}
+	full := &testRun{kept: maxReportBytes}
+	if full.keep(&TestResult{Name: "test_y"}) {
+		t.Error("a full report kept another test")
+	}
+}
