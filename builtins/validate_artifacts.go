@@ -277,6 +277,8 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 				out = append(out, findingAt(path, "required section is missing: %s", title))
 			case found[i].Content == "":
 				out = append(out, onLine(findingAt(path, "required section is empty: %s", title), lines.Body(found[i].Line), 1))
+			case strings.Contains(found[i].Content, DraftMarker):
+				out = append(out, onLine(findingAt(path, "required section still holds the draft's placeholder: %s", title), lines.Body(found[i].Line), 1))
 			}
 		}
 	}
@@ -289,6 +291,11 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 	}
 	return out
 }
+
+// DraftMarker opens the placeholder line the-loop new writes under each
+// section it drafts: a section that still holds it has not been written,
+// whatever the document's status says.
+const DraftMarker = "Draft: replace this line"
 
 // uncheckedBox is a task left undone, wherever it stands on a line.
 const uncheckedBox = "- [ ]"

@@ -312,13 +312,13 @@ func firstDraftName(plan draftPlan) string {
 	return plan.drafts[0].entry
 }
 
-// Placeholders. Each counts as text to validate-artifacts, which asks only
-// that a section hold some: what keeps a draft from passing is its status,
-// draft until someone sets approved, and in a section whose boxes a gate
-// counts, an unticked box.
+// Placeholders. validate-artifacts reads a section that still holds one
+// (builtins.DraftMarker) as unwritten, so a draft does not pass by being
+// approved unread; its status, draft until someone sets approved, and in a
+// section whose boxes a gate counts, an unticked box, say so too.
 const (
-	placeholder    = "_Draft: replace this line with the section's text._"
-	boxPlaceholder = "- [ ] Draft: replace this line with the section's items, one box each; %s waits until every box is ticked."
+	placeholder    = "_" + builtins.DraftMarker + " with the section's text._"
+	boxPlaceholder = "- [ ] " + builtins.DraftMarker + " with the section's items, one box each; %s waits until every box is ticked."
 )
 
 // render is the draft's text: front matter, a note on how to finish it,

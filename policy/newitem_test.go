@@ -186,8 +186,9 @@ func TestNewItemsDraftsPassTheGatesOnceWrittenAndApproved(t *testing.T) {
 			}
 			return reps[0]
 		}
-		// As drafted, every gate holds: nothing is approved, and no box
-		// is ticked. What it says is only that: every section is there.
+		// As drafted, every gate holds: nothing is approved, no box is
+		// ticked, no section is written. What it says is only that: every
+		// section is there.
 		drafted := check()
 		for _, node := range artifactNodes {
 			status, msgs := gateOf(t, drafted, node)
@@ -195,8 +196,8 @@ func TestNewItemsDraftsPassTheGatesOnceWrittenAndApproved(t *testing.T) {
 				t.Errorf("bugfix %v: %s: %s on a fresh draft, want block", bugfix, node, status)
 			}
 			for _, m := range msgs {
-				if !strings.Contains(m, "is not locked") && !strings.Contains(m, "still unticked") {
-					t.Errorf("bugfix %v: %s says %q of a fresh draft; want only the lock and the boxes", bugfix, node, m)
+				if !strings.Contains(m, "is not locked") && !strings.Contains(m, "still unticked") && !strings.Contains(m, "still holds the draft's placeholder") {
+					t.Errorf("bugfix %v: %s says %q of a fresh draft; want only the lock, the boxes and the placeholders", bugfix, node, m)
 				}
 			}
 		}
@@ -343,5 +344,23 @@ func TestNewWritesNothingInsideDotGit(t *testing.T) {
 	}
 	if snapshot(t, root) != before {
 		t.Error("something was written")
+	}
+}
+
+func TestAnApprovedDraftWhosePlaceholdersStandDoesNotPass(t *testing.T) {
+	e, root := openNew(t, nil)
+	if _, err := e.NewItem("issue-7", NewItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "docs/specs/issue-7/design.md")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(data), "status: draft", "status: approved", 1)), 0o644)
+	reps, err := e.Check([]string{"issue-7"}, false, Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, msgs := gateOf(t, reps[0], "design")
+	if status != string(graph.StatusBlock) || len(msgs) != 3 || !strings.Contains(msgs[0], "required section still holds the draft's placeholder: Architecture") {
+		t.Errorf("design approved unwritten: %s %q", status, msgs)
 	}
 }
