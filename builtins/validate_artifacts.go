@@ -102,8 +102,14 @@ func ArtifactChecksOf(e graph.ChainEntry) (checks ArtifactChecks, ok bool) {
 	if e.Hook != validateArtifactsName {
 		return ArtifactChecks{}, false
 	}
-	p := e.Params
-	checks = ArtifactChecks{
+	return artifactChecks(e.Params), true
+}
+
+// artifactChecks reads the parameters, leniently: CheckParams has refused
+// what is malformed, but Run must not trust that it ran. The gate and the
+// drafts of the-loop new read them here, so they cannot disagree.
+func artifactChecks(p map[string]any) ArtifactChecks {
+	checks := ArtifactChecks{
 		Locked:     pythonTruthy(p["locked"]),
 		Checkmarks: p["checkmarks"] == "complete",
 		Validates:  slotEntries(p["validates"]),
@@ -117,7 +123,7 @@ func ArtifactChecksOf(e graph.ChainEntry) (checks ArtifactChecks, ok bool) {
 	if pythonTruthy(p["onlyWhenSkipped"]) {
 		checks.OnlyWhenSkipped = slotEntries(p["onlyWhenSkipped"])
 	}
-	return checks, true
+	return checks
 }
 
 // validateArtifactsChecks are the parameters that make the hook an
@@ -133,9 +139,10 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	if reason := dormantReason(ctx); reason != "" {
 		return graph.Skip(validateArtifactsName, reason), nil
 	}
+	checks := artifactChecks(params)
 
 	produced := resolveSlots(ctx, nodeProduces(ctx))
-	slots := append(slices.Clone(produced), resolveSlots(ctx, slotEntries(params["validates"]))...)
+	slots := append(slices.Clone(produced), resolveSlots(ctx, checks.Validates)...)
 	if len(slots) == 0 {
 		if slices.ContainsFunc(validateArtifactsChecks, func(k string) bool { return pythonTruthy(params[k]) }) {
 			// A graph-authoring fault: re-running the node cannot repair
@@ -185,7 +192,7 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 
 	for _, p := range paths {
-		findings = append(findings, checkArtifactContent(ctx, p)...)
+		findings = append(findings, checkArtifactContent(ctx, p, checks)...)
 	}
 	if len(findings) > 0 {
 		return graph.Block(validateArtifactsName, findings...), nil
@@ -231,15 +238,14 @@ func dormantReason(ctx *graph.Context) string {
 // checkArtifactContent applies the content checks to one artifact. Each
 // finding points at the line it judges, counted in the whole file: a body
 // line is offset by the front matter above it.
-func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
-	params := ctx.Params
+func checkArtifactContent(ctx *graph.Context, path string, checks ArtifactChecks) []graph.Message {
 	front, body, lines, err := ctx.Files.FrontMatterLines(path)
 	if err != nil {
 		return []graph.Message{findingAt(path, "artifact could not be read: %v", err)}
 	}
 	var out []graph.Message
 
-	if pythonTruthy(params["locked"]) {
+	if checks.Locked {
 		status := ""
 		if v, ok := front["status"]; ok {
 			status = fmTrim(pythonStr(v))
@@ -254,7 +260,7 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 		}
 	}
 
-	if want, ok := params["frontMatter"].(map[string]any); ok {
+	if want := checks.FrontMatter; want != nil {
 		for _, key := range slices.Sorted(maps.Keys(want)) {
 			got, present := front[key]
 			if !present {
@@ -267,11 +273,10 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 		}
 	}
 
-	if titles := sectionParam(params["sections"]); len(titles) > 0 {
+	if titles := checks.Sections; len(titles) > 0 {
 		found := fmSections(body)
 		for _, title := range titles {
-			wanted := fmTrim(title)
-			i := slices.IndexFunc(found, func(s mdSection) bool { return s.Title == wanted })
+			i := slices.IndexFunc(found, func(s mdSection) bool { return s.Title == title })
 			switch {
 			case i < 0:
 				out = append(out, findingAt(path, "required section is missing: %s", title))
@@ -283,7 +288,7 @@ func checkArtifactContent(ctx *graph.Context, path string) []graph.Message {
 		}
 	}
 
-	if params["checkmarks"] == "complete" {
+	if checks.Checkmarks {
 		if n := strings.Count(body, uncheckedBox); n > 0 {
 			line, col := firstUnchecked(body)
 			out = append(out, onLine(findingAt(path, "%d task(s) still unticked", n), lines.Body(line), col))
