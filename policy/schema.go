@@ -176,6 +176,16 @@ func schemaError(verr *jsonschema.ValidationError, doc any, file string, top *ya
 	return &graph.ConfigError{File: file, Line: first.line, Key: first.key, Msg: msg}
 }
 
+// misplaced is a hint for keys that belong elsewhere, when where is
+// plain: a repository's rules under the top-level hooks (git hook
+// commands) rather than graph.hooks.
+func misplaced(path, props []string) string {
+	if slices.Equal(path, []string{"hooks"}) && (slices.Contains(props, "modules") || slices.Contains(props, "attach")) {
+		return "; repository rules (modules, attach) go under graph.hooks, while hooks holds the git hook commands"
+	}
+	return ""
+}
+
 // describe phrases one leaf error in the project's "got X, want Y" style.
 func describe(e *jsonschema.ValidationError, doc any, top *yaml.Node) problem {
 	path := e.InstanceLocation
@@ -193,6 +203,7 @@ func describe(e *jsonschema.ValidationError, doc any, top *yaml.Node) problem {
 			p.line = lineOf(top, path, props[0])
 			p.msg = "unknown keys " + quoteList(props) + "; the schema does not allow them here"
 		}
+		p.msg += misplaced(path, props)
 	case *kind.Required:
 		if len(k.Missing) == 1 {
 			p.msg = fmt.Sprintf("missing required key %q", k.Missing[0])

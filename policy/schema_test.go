@@ -105,6 +105,8 @@ func TestValidateHarness(t *testing.T) {
 		{"module entry keys", "graph: {hooks: {modules: [{file: a.star}]}}", "graph.hooks.modules[0].file", "unknown key"},
 		{"top-level unknown", "workflows: {}", "workflows", "unknown key"},
 		{"two unknown keys", "a: 1\nb: 2", "", "unknown keys"},
+		{"rules under hooks", "hooks: {preCommit: [lint], modules: [{path: a.star}], attach: []}", "hooks", "repository rules (modules, attach) go under graph.hooks"},
+		{"one rule key under hooks", "hooks: {attach: []}", "hooks.attach", "unknown key; the schema does not allow it here; repository rules (modules, attach) go under graph.hooks"},
 		{"phase enum", "workflow: {phases: [design, coding]}", "workflow.phases[1]", `got "coding"`},
 		{"integer minimum", "reviews: {selfReviewCount: -1, criticReviewCount: 1}", "reviews.selfReviewCount", "minimum"},
 		{"timestamp accepted as string", "version: 2024-01-02", "", ""},

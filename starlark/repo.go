@@ -77,7 +77,7 @@ func (t *tree) problem(rel string, err error, lim Limits) error {
 	case errors.Is(err, repo.ErrNotRegular):
 		return fmt.Errorf("%s is not a regular file", rel)
 	case errors.As(err, &tooLarge) && tooLarge.Size > lim.ReadBytes:
-		return fmt.Errorf("%s is %d bytes; one read is limited to %d", rel, tooLarge.Size, lim.ReadBytes)
+		return fmt.Errorf("%s is %d bytes; one read is limited to %d (ctx.repo.size(path) tells a rule so before it reads)", rel, tooLarge.Size, lim.ReadBytes)
 	case errors.As(err, &tooLarge):
 		return fmt.Errorf("reading %s would take this call past its read limit of %d bytes", rel, lim.ReadTotal)
 	}
