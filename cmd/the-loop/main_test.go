@@ -34,6 +34,11 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REPOS", repos)
+			demo, err := filepath.Abs(filepath.Join("..", "..", "examples", "demo"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("DEMO", demo)
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds:                scriptCmds,
