@@ -193,17 +193,9 @@ func bytesToString(data []byte) string {
 
 // exists(path) reports whether path names a file or directory.
 func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	rel, err := pathArg(b, args, kwargs)
+	_, _, exists, err := r.statArg(b, args, kwargs)
 	if err != nil {
 		return nil, err
-	}
-	p, err := r.t.clean(rel)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	_, exists, err := r.t.stat(p)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, r.st.limits))
 	}
 	return sl.Bool(exists), nil
 }
@@ -212,24 +204,35 @@ func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 // there: a rule over a tree learns that a file is over the read limit, and
 // skips it, before a read fails the whole call.
 func (r *repoValue) size(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	rel, err := pathArg(b, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.t.clean(rel)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	fi, exists, err := r.t.stat(p)
+	p, fi, exists, err := r.statArg(b, args, kwargs)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, r.st.limits))
+		return nil, err
 	case !exists:
 		return sl.None, nil
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(p, repo.ErrNotRegular, r.st.limits))
 	}
 	return sl.MakeInt64(fi.Size()), nil
+}
+
+// statArg describes what the path argument of exists or size names: its
+// cleaned path, and its FileInfo or exists false. A path that is refused
+// is an error naming the builtin.
+func (r *repoValue) statArg(b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (string, fs.FileInfo, bool, error) {
+	rel, err := pathArg(b, args, kwargs)
+	if err != nil {
+		return "", nil, false, err
+	}
+	p, err := r.t.clean(rel)
+	if err != nil {
+		return "", nil, false, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	fi, exists, err := r.t.stat(p)
+	if err != nil {
+		return "", nil, false, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, r.st.limits))
+	}
+	return p, fi, exists, nil
 }
 
 // glob(pattern) lists the regular files matching pattern, sorted.

@@ -253,18 +253,25 @@ func group(s string, idx []int, g int) sl.Value {
 	return sl.String(s[idx[2*g]:idx[2*g+1]])
 }
 
+// matchesIn reads the one string argument of findall and finditer, and
+// finds every match of r in it, charged.
+func matchesIn(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tuple) (string, [][]int, error) {
+	var s string
+	if err := sl.UnpackArgs(fn, args, kwargs, "string", &s); err != nil {
+		return "", nil, err
+	}
+	if err := r.scan(thread, fn, s); err != nil {
+		return "", nil, err
+	}
+	ms, err := allMatches(thread, fn, r, s, -1)
+	return s, ms, err
+}
+
 // findall returns, for each match, the whole match when the pattern has no
 // group, the group when it has one, and a tuple of the groups otherwise; a
 // group that took no part is "".
 func findall(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var s string
-	if err := sl.UnpackArgs(fn, args, kwargs, "string", &s); err != nil {
-		return nil, err
-	}
-	if err := r.scan(thread, fn, s); err != nil {
-		return nil, err
-	}
-	ms, err := allMatches(thread, fn, r, s, -1)
+	s, ms, err := matchesIn(thread, fn, r, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -296,14 +303,7 @@ func findall(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.
 // finditer returns every match, as a match, in order: a list, since
 // Starlark has no iterators, charged as findall's matches are.
 func finditer(thread *sl.Thread, fn string, r *regex, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	var s string
-	if err := sl.UnpackArgs(fn, args, kwargs, "string", &s); err != nil {
-		return nil, err
-	}
-	if err := r.scan(thread, fn, s); err != nil {
-		return nil, err
-	}
-	ms, err := allMatches(thread, fn, r, s, -1)
+	s, ms, err := matchesIn(thread, fn, r, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
