@@ -127,12 +127,12 @@ type discard struct{}
 
 func (discard) Emit(string, string, map[string]any) error { return nil }
 
-// writeLicenceRepo writes the licence-header fixture at scale: the worked
-// example's hook over n Go files of about 4 KiB, one in ten without its
+// writeLicenceRepo writes the licence-header fixture at scale: the
+// tutorial's rules over n Go files of about 4 KiB, one in ten without its
 // header, and one work item at implementation.
 func writeLicenceRepo(tb testing.TB, root string, n int) {
 	tb.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "licence", ".the-loop", "hooks", "house_rules.star"))
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "tutorial", ".the-loop", "hooks", "house_rules.star"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func writeLicenceRepo(tb testing.TB, root string, n int) {
 		}
 	}
 	for _, f := range []string{".the-loop/harness-config.yaml", "docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "licence", f))
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "tutorial", f))
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -105,6 +105,14 @@ type repoValue struct {
 	// ahead reads this call's globs ahead; nil when the evaluation may
 	// write, and its files must be read when asked for, not before.
 	ahead *readAhead
+	// sized is the file size() last took from the read-ahead, kept for
+	// the read that follows it: a rule asks a file's size, then reads it.
+	sized *sizedFile
+}
+
+type sizedFile struct {
+	rel  string
+	data []byte
 }
 
 var _ sl.HasAttrs = (*repoValue)(nil)
@@ -161,8 +169,18 @@ func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	lim := r.st.limits
 	limit := min(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
 	// A path a glob of this call listed, exactly as listed, may have been
-	// read already.
-	data, err, ahead := r.ahead.take(rel, limit)
+	// read already, by the read-ahead or for the size() just before.
+	var data []byte
+	var ahead bool
+	if sized := r.sized; sized != nil && sized.rel == rel {
+		data, ahead = sized.data, true
+		if int64(len(data)) > limit {
+			data, err = nil, &repo.TooLargeError{Size: int64(len(data)), Limit: limit}
+		}
+	} else {
+		data, err, ahead = r.ahead.take(rel, limit)
+	}
+	r.sized = nil
 	if !ahead {
 		var p string
 		if p, err = r.t.clean(rel); err != nil {
@@ -204,6 +222,9 @@ func (r *repoValue) exists(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 // there: a rule over a tree learns that a file is over the read limit, and
 // skips it, before a read fails the whole call.
 func (r *repoValue) size(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if n, ok := r.sizeAhead(b, args, kwargs); ok {
+		return sl.MakeInt64(n), nil
+	}
 	p, fi, exists, err := r.statArg(b, args, kwargs)
 	switch {
 	case err != nil:
@@ -214,6 +235,33 @@ func (r *repoValue) size(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl
 		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(p, repo.ErrNotRegular, r.st.limits))
 	}
 	return sl.MakeInt64(fi.Size()), nil
+}
+
+// sizeAhead answers size() for a file a glob listed from the read-ahead,
+// which has read it or reads it now, and keeps what it read for the read
+// that follows: asking a file's size before reading it then costs nothing
+// more. ok is false for a path the read-ahead cannot answer for.
+func (r *repoValue) sizeAhead(b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (int64, bool) {
+	if r.ahead == nil || len(args) != 1 || len(kwargs) != 0 {
+		return 0, false
+	}
+	rel, isString := args[0].(sl.String)
+	if !isString {
+		return 0, false
+	}
+	r.sized = nil
+	data, err, ok := r.ahead.take(string(rel), r.ahead.max)
+	var tooLarge *repo.TooLargeError
+	switch {
+	case !ok:
+		return 0, false
+	case err == nil:
+		r.sized = &sizedFile{rel: string(rel), data: data}
+		return int64(len(data)), true
+	case errors.As(err, &tooLarge):
+		return tooLarge.Size, true
+	}
+	return 0, false // the stat says what is wrong, as for any path
 }
 
 // statArg describes what the path argument of exists or size names: its
