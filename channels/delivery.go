@@ -1,0 +1,83 @@
+package channels
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// Delivery is one webhook delivery the ingress accepted.
+type Delivery struct {
+	// ID is GitHub's X-GitHub-Delivery: what de-duplicates a delivery, and
+	// what a redelivery of it keeps.
+	ID string `json:"id"`
+	// Event is X-GitHub-Event: issue_comment, issues, pull_request, ...
+	Event string `json:"event"`
+	// Body is the payload, exactly as signed.
+	Body json.RawMessage `json:"body"`
+	// Item is the ref of the issue or pull request the delivery concerns
+	// (github:OWNER/REPO#N), "" when it names none. Deliveries of one Item
+	// are processed one at a time, in the order they were accepted.
+	Item     string    `json:"item"`
+	Received time.Time `json:"received"`
+}
+
+// Reasons a delivery is dropped, as routing.dropped's reason says them.
+const (
+	DropDisabledEvent     = "disabled-event"
+	DropDuplicateDelivery = "duplicate-delivery"
+	DropNoWorkItem        = "no-work-item"
+	DropSelfAuthored      = "self-authored"
+	DropUnauthorizedActor = "unauthorized-actor"
+)
+
+// Outcome is what processing a delivery decided: routed, or dropped for a
+// reason. Fields are added to the routing.routed or routing.dropped event.
+type Outcome struct {
+	Routed bool
+	Reason string
+	Fields map[string]any
+}
+
+// A Processor decides what one delivery does: which work item it concerns,
+// whether its author may act, and what it asks of the graph. It is called
+// once per delivery, never for two of one Item at once.
+//
+// An error means the delivery could not be processed and changed nothing
+// (advancement fails closed): its ID is released from the de-duplication
+// store, so that GitHub's redelivery of it, which keeps the ID, is
+// processed. A delivery that was processed and chose to do nothing is an
+// Outcome with Routed false, not an error.
+type Processor interface {
+	Process(ctx context.Context, d Delivery) (Outcome, error)
+}
+
+// ItemOf is the ref of the issue or pull request a payload concerns:
+// github:OWNER/REPO#N from repository.full_name and issue.number (a pull
+// request's comments arrive as issue_comment on its issue) or
+// pull_request.number; "" when it names none, or not in GitHub's shape.
+func ItemOf(body []byte) string {
+	var p struct {
+		Repository struct {
+			FullName string `json:"full_name"`
+		} `json:"repository"`
+		Issue *struct {
+			Number int `json:"number"`
+		} `json:"issue"`
+		PullRequest *struct {
+			Number int `json:"number"`
+		} `json:"pull_request"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return ""
+	}
+	switch {
+	case p.Issue != nil:
+		return graph.RefFor(p.Repository.FullName, p.Issue.Number)
+	case p.PullRequest != nil:
+		return graph.RefFor(p.Repository.FullName, p.PullRequest.Number)
+	}
+	return ""
+}

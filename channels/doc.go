@@ -1,0 +1,14 @@
+// Package channels is where the world reaches the-loop and the-loop reaches
+// back: the webhook ingress (the-loop serve) and what it accepts, the
+// bindings of work items to checkouts, the control keywords and the
+// routing of a reply to the graph, and the integrations the outbound hooks
+// act through (GitHub).
+//
+// It sits between cmd and policy: it drives work items through
+// policy.Engine, never through the graph directly, and it is the only
+// package that speaks to the network.
+//
+// An accepted [Delivery] is durable before it is acknowledged, and is
+// processed exactly once by a [Processor], in order per work item; what it
+// decided is an [Outcome].
+package channels
