@@ -23,6 +23,18 @@ const (
 	selfCommentAttribution = "🤖 _the-loop, autonomous comment_"
 )
 
+// IsSelfAuthored reports whether body carries the-loop's own marker: the
+// ingress drops such a comment before it looks at who posted it, as every
+// gate does.
+func IsSelfAuthored(body string) bool { return isSelfAuthored(body) }
+
+// IsAuthorized reports whether actor is on the allowlist, as the gates
+// judge it: a named actor only, an empty list authorizing nobody, logins
+// compared case-insensitively and without a leading "@". The ingress uses
+// it so that who may drive a work item and whose reply a gate reads can
+// never disagree.
+func IsAuthorized(actor string, allowed []string) bool { return isAuthorized(actor, allowed) }
+
 // isSelfAuthored reports whether body carries the-loop's own marker.
 func isSelfAuthored(body string) bool {
 	return body != "" && strings.Contains(body, selfCommentMarker)

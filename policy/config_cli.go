@@ -401,6 +401,46 @@ func (c *CLIConfig) ControlKeyword(command string) string {
 	return DefaultControlKeyword(command)
 }
 
+// RequireStartCommand is routing.control.requireStartCommand: whether a
+// bound work item waits for an authorized person's start command before
+// the ingress drives its graph. Default true. It means nothing when control
+// keywords are off (ControlEnabled false): there is then no way to say
+// start, and nothing waits for it.
+func (c *CLIConfig) RequireStartCommand() bool {
+	b, ok := boolAt(c.Doc, "routing.control.requireStartCommand")
+	return !ok || b
+}
+
+// The moments the ingress acknowledges a comment with a reaction, as
+// routing.reactions names them.
+const (
+	// ReactionStarted: the comment was accepted (default eyes).
+	ReactionStarted = "started"
+	// ReactionCompleted: it moved the graph (default hooray).
+	ReactionCompleted = "completed"
+	// ReactionError: it was refused, or processing it failed (default
+	// confused).
+	ReactionError = "error"
+)
+
+var defaultReactions = map[string]string{ReactionStarted: "eyes", ReactionCompleted: "hooray", ReactionError: "confused"}
+
+// ReactionsEnabled is routing.reactions.enabled. Default true.
+func (c *CLIConfig) ReactionsEnabled() bool {
+	b, ok := boolAt(c.Doc, "routing.reactions.enabled")
+	return !ok || b
+}
+
+// Reaction is routing.reactions.<moment> (ReactionStarted, ...): one of
+// GitHub's reaction names, "" when the operator turned that moment off,
+// else its default. An unknown moment is "".
+func (c *CLIConfig) Reaction(moment string) string {
+	if s, ok := stringAt(c.Doc, "routing.reactions."+moment); ok {
+		return s
+	}
+	return defaultReactions[moment]
+}
+
 // ExecuteKeyword is the keyword that answers the phase-selection gate:
 // routing.control.keywords.execute, default DefaultExecuteKeyword.
 func (c *CLIConfig) ExecuteKeyword() string { return c.ControlKeyword("execute") }

@@ -153,6 +153,12 @@ func TestCLIConfigDefaults(t *testing.T) {
 		{"ExecuteKeyword", c.ExecuteKeyword(), DefaultExecuteKeyword},
 		{"ControlKeyword(stop)", c.ControlKeyword("stop"), "the-loop stop"},
 		{"ControlEnabled", c.ControlEnabled(), true},
+		{"RequireStartCommand", c.RequireStartCommand(), true},
+		{"ReactionsEnabled", c.ReactionsEnabled(), true},
+		{"Reaction(started)", c.Reaction(ReactionStarted), "eyes"},
+		{"Reaction(completed)", c.Reaction(ReactionCompleted), "hooray"},
+		{"Reaction(error)", c.Reaction(ReactionError), "confused"},
+		{"Reaction(unknown)", c.Reaction("finished"), ""},
 		{"StateRoot", c.StateRoot(), filepath.Join(home, ".the-loop")},
 		{"EventLogEnabled", c.EventLogEnabled(), true},
 		{"EventLogPath", c.EventLogPath(), filepath.Join(home, ".the-loop", "logs", "events.jsonl")},
@@ -204,6 +210,14 @@ func TestCLIConfigValues(t *testing.T) {
 	}
 	if got := c.ControlKeyword("pause"); got != "the-loop pause" {
 		t.Errorf("an undeclared keyword reads %q", got)
+	}
+	if c.RequireStartCommand() || c.ReactionsEnabled() {
+		t.Errorf("RequireStartCommand=%v ReactionsEnabled=%v, want both false", c.RequireStartCommand(), c.ReactionsEnabled())
+	}
+	for moment, want := range map[string]string{ReactionStarted: "rocket", ReactionCompleted: "hooray", ReactionError: ""} {
+		if got := c.Reaction(moment); got != want {
+			t.Errorf("Reaction(%s) = %q, want %q", moment, got, want)
+		}
 	}
 	if got := c.StateRoot(); got != "/var/lib/the-loop" {
 		t.Errorf("StateRoot = %q", got)

@@ -14,6 +14,14 @@
 // process, on first use, by [Loop]. Inbound comments for a human gate come
 // from [ReadEvent] or [CommentEvent].
 //
+// The ingress (the-loop serve, package channels/route) drives a bound
+// checkout with the same engine, opened with Options{CLI, NoAdopt}: it
+// proves the checkout is the work item's repository ([CheckoutOrigin])
+// before it opens it, adopts it under that repository's name
+// ([Engine.AdoptAs], seed 002's second call site), enters an item's loop
+// ([Engine.Start]) and reads whether a person answers the node it stands
+// at ([Engine.Position]) before it hands a comment to [Engine.Advance].
+//
 // Two verbs write outside an item's state: [Engine.Init] adopts the
 // repository (the harness config, the spec directory), and [Engine.NewItem]
 // starts a work item, drafting the artifacts its loop's gates will ask for
@@ -98,6 +106,10 @@
 //	routing.graph.specDir                 SpecDirOverride   "" (no override)
 //	routing.control.keywords.<command>    ControlKeyword    "the-loop <command>"
 //	routing.control.keywords.execute      ExecuteKeyword    "the-loop execute"
+//	routing.control.enabled               ControlEnabled    true
+//	routing.control.requireStartCommand   RequireStartCommand true
+//	routing.reactions.enabled             ReactionsEnabled  true
+//	routing.reactions.<moment>            Reaction          eyes, hooray, confused ("" turns one off)
 //	state.root                            StateRoot         ~/.the-loop
 //	eventLog.path, eventLog.enabled       EventLogPath/...  <state root>/logs/events.jsonl, true
 //	integrations.github                   Integration       "none" unless the block is declared

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/eventlog"
@@ -33,6 +34,14 @@ type Options struct {
 	OrWorkDir bool
 	// CLIConfig is an explicit CLI config path (--config); "" resolves.
 	CLIConfig string
+	// CLI, when set, is the CLI config already loaded (a long-running
+	// caller, serve, reads it once): CLIConfig is then ignored.
+	CLI *CLIConfig
+	// NoAdopt keeps the verbs that move an item from adopting the
+	// repository on their own. The ingress sets it: it adopts only after
+	// proving the checkout is the work item's repository, and names that
+	// repository when it does (AdoptAs).
+	NoAdopt bool
 	// RulesFrom, when set, is a git revision the gate's own files are read
 	// from, read-only, out of git's object store: the harness config and
 	// every .star module it declares, with what they load(). Artifacts and
@@ -49,6 +58,9 @@ type Options struct {
 	Events graph.Emitter
 	// Integration performs outbound calls; nil means the none integration.
 	Integration graph.Integration
+	// LockTimeout is how long a verb that moves an item waits for its lock
+	// while another writer holds it; zero answers graph.ErrBusy at once.
+	LockTimeout time.Duration
 }
 
 // Engine serves every verb for one repository: it holds the repository's
@@ -67,6 +79,8 @@ type Engine struct {
 	log         *slog.Logger
 	events      graph.Emitter
 	integration graph.Integration
+	noAdopt     bool // Options.NoAdopt
+	lockTimeout time.Duration
 	base        *changes   // Options.Base's changes; nil: no base named
 	rules       *rules     // the revision the gate's files come from; nil: the checkout
 	mu          sync.Mutex // guards notes and refused: check runs items in parallel
@@ -125,11 +139,13 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, &RepoError{Path: root, Err: err}
 	}
-	cli, err := LoadCLIConfig(opts.CLIConfig)
-	if err != nil {
-		return nil, err
+	cli := opts.CLI
+	if cli == nil {
+		if cli, err = LoadCLIConfig(opts.CLIConfig); err != nil {
+			return nil, err
+		}
 	}
-	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration}
+	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration, noAdopt: opts.NoAdopt, lockTimeout: opts.LockTimeout}
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}
@@ -229,7 +245,7 @@ func (e *Engine) loadHarness() error {
 // guest does not install itself. Failing to adopt never fails the verb; the
 // reason becomes a note.
 func (e *Engine) adopt(item, recorded string, sel Selector) (bool, error) {
-	if e.Harness.Initialized() || (sel.PR == 0 && recorded == graph.ContributionLoop) {
+	if e.noAdopt || e.Harness.Initialized() || (sel.PR == 0 && recorded == graph.ContributionLoop) {
 		return false, nil
 	}
 	outcome, err := scaffold(e.Checkout, "", "", false)
@@ -325,6 +341,7 @@ func (e *Engine) runtime(recorded string, sel Selector, emit bool) (*graph.Runti
 		},
 	}
 	rt.Ref = sel.Ref
+	rt.LockTimeout = e.lockTimeout
 	rt.Changed, _ = e.Changes() // Check has waited, and said a failure
 	name := sel.Loop()
 	if sel.PR > 0 {
