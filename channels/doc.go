@@ -11,4 +11,10 @@
 // An accepted [Delivery] is durable before it is acknowledged, and is
 // processed exactly once by a [Processor], in order per work item; what it
 // decided is an [Outcome].
+//
+// A work item is named by a [Ref] (github:OWNER/REPO#N, [ParseRef]); its
+// spec folder is [Ref.ItemID]. Control keywords are a [Vocabulary]
+// ([VocabularyOf] the CLI config), and [Vocabulary.Parse] finds the
+// command a comment carries. Package bindings keeps which checkout each
+// work item is driven in; package route is the Processor.
 package channels

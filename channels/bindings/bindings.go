@@ -1,0 +1,416 @@
+package bindings
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/repo"
+)
+
+// File is where the bindings live, relative to the state root.
+const File = "sessions/bindings.json"
+
+// lockFile serializes every change to File, across processes.
+const lockFile = "sessions/bindings.lock"
+
+// Version is the format of File this build reads and writes.
+const Version = 1
+
+// maxFile bounds a read of File: a binding is a few hundred bytes.
+const maxFile = 16 << 20
+
+// DefaultLockTimeout is how long a change waits for another process's.
+const DefaultLockTimeout = 10 * time.Second
+
+// Binding is one work item bound to the checkout the ingress drives it in.
+type Binding struct {
+	// Ref is the work item, github:OWNER/REPO#N, as it was bound.
+	Ref string `json:"ref"`
+	// Repo is the checkout: absolute and cleaned.
+	Repo string `json:"repo"`
+	// BoundAt is when it was bound, RFC 3339 UTC.
+	BoundAt string `json:"boundAt"`
+	// Control is the last control command applied to the work item, nil
+	// when none has been.
+	Control *Control `json:"control,omitempty"`
+}
+
+// Control is a control command recorded for a work item: what makes a
+// start outlive the process that received it, and a stop or pause hold the
+// item until someone says otherwise.
+type Control struct {
+	// Command is one of channels.Commands.
+	Command string `json:"command"`
+	// Actor is the login that asked for it.
+	Actor string `json:"actor,omitempty"`
+	// At is when it was applied, RFC 3339 UTC.
+	At string `json:"at"`
+	// Delivery is the webhook delivery that carried it, "" for none.
+	Delivery string `json:"delivery,omitempty"`
+}
+
+// Started reports whether the last control command armed the work item
+// (start, resume, contribute or do).
+func (b Binding) Started() bool { return b.Control != nil && channels.Arming(b.Control.Command) }
+
+// Command is the last control command recorded, "" for none.
+func (b Binding) Command() string {
+	if b.Control == nil {
+		return ""
+	}
+	return b.Control.Command
+}
+
+// document is File's content: the bindings sorted by key.
+type document struct {
+	Version  int       `json:"version"`
+	Bindings []Binding `json:"bindings"`
+}
+
+// Store is the bindings of one state root. Every change takes a lock on
+// the file shared by every process and replaces the file atomically (a
+// temporary file beside it, synced, renamed over it), so two changes never
+// lose one another and a crash leaves the old file or the new one. A file
+// that cannot be read as bindings is reported, never overwritten: it may
+// hold start records. The zero value is not usable; use Open. A Store is
+// safe for concurrent use.
+type Store struct {
+	root string
+	// LockTimeout is how long a change waits for the lock before failing;
+	// zero means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Open returns the bindings kept under the state root stateRoot (absolute,
+// the CLI config's state.root). Nothing is read or created until it is
+// used.
+func Open(stateRoot string) *Store { return &Store{root: stateRoot} }
+
+// Path is the bindings file.
+func (s *Store) Path() string { return filepath.Join(s.root, filepath.FromSlash(File)) }
+
+func (s *Store) now() string {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	return now().UTC().Format(time.RFC3339)
+}
+
+// CorruptError is a bindings file that cannot be read as bindings. It is
+// left exactly as it is.
+type CorruptError struct {
+	Path string
+	Msg  string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	s := fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s + "; it is left as it is: repair it, or move it aside to start with no bindings"
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// ErrNotBound is wrapped by Unbind and Update for a work item with no
+// binding.
+var ErrNotBound = errors.New("not bound")
+
+// ErrBusy is wrapped when another process held the lock for longer than
+// the store waits.
+var ErrBusy = errors.New("the bindings are being changed by another process")
+
+// PathError is a checkout path that cannot be bound.
+type PathError struct {
+	Path string
+	Msg  string
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("checkout %q: %s", e.Path, e.Msg) }
+
+// CheckoutPath is dir as a binding records it: absolute and cleaned. It
+// must be an existing directory.
+func CheckoutPath(dir string) (string, error) {
+	if strings.TrimSpace(dir) == "" {
+		return "", &PathError{Path: dir, Msg: "want the directory of a checkout"}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", &PathError{Path: dir, Msg: err.Error()}
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", &PathError{Path: dir, Msg: "no such directory"}
+	case err != nil:
+		return "", &PathError{Path: dir, Msg: err.Error()}
+	case !fi.IsDir():
+		return "", &PathError{Path: dir, Msg: "not a directory"}
+	}
+	return abs, nil
+}
+
+// Change is what Bind did.
+type Change struct {
+	// Binding is the binding now in force.
+	Binding Binding
+	// Previous is the binding it replaced, nil when the work item was not
+	// bound.
+	Previous *Binding
+	// Unchanged is set when the work item was already bound to the same
+	// checkout: nothing was written.
+	Unchanged bool
+}
+
+// Bind binds ref to the checkout dir (see CheckoutPath). Binding a work item
+// again to the same checkout changes nothing; to another checkout replaces
+// the binding whole, its control record included: a start was given for
+// the checkout it named, so the new one waits for its own.
+func (s *Store) Bind(ref channels.Ref, dir string) (Change, error) {
+	path, err := CheckoutPath(dir)
+	if err != nil {
+		return Change{}, err
+	}
+	var ch Change
+	err = s.change(func(d *document) (bool, error) {
+		b := Binding{Ref: ref.String(), Repo: path, BoundAt: s.now()}
+		if i, ok := find(d, ref); ok {
+			prev := d.Bindings[i]
+			ch.Previous = &prev
+			if prev.Repo == path {
+				ch.Binding, ch.Unchanged = prev, true
+				return false, nil
+			}
+			d.Bindings[i] = b
+		} else {
+			d.Bindings = append(d.Bindings, b)
+		}
+		ch.Binding = b
+		return true, nil
+	})
+	return ch, err
+}
+
+// Unbind forgets ref's binding, control record and all, and returns it.
+func (s *Store) Unbind(ref channels.Ref) (Binding, error) {
+	var gone Binding
+	err := s.change(func(d *document) (bool, error) {
+		i, ok := find(d, ref)
+		if !ok {
+			return false, fmt.Errorf("%s: %w", ref, ErrNotBound)
+		}
+		gone = d.Bindings[i]
+		d.Bindings = slices.Delete(d.Bindings, i, i+1)
+		return true, nil
+	})
+	return gone, err
+}
+
+// Record sets ref's control record to c, stamped now when c.At is "", and
+// returns the binding as written.
+func (s *Store) Record(ref channels.Ref, c Control) (Binding, error) {
+	if c.At == "" {
+		c.At = s.now()
+	}
+	var b Binding
+	err := s.change(func(d *document) (bool, error) {
+		i, ok := find(d, ref)
+		if !ok {
+			return false, fmt.Errorf("%s: %w", ref, ErrNotBound)
+		}
+		d.Bindings[i].Control = &c
+		b = d.Bindings[i]
+		return true, nil
+	})
+	return b, err
+}
+
+// Lookup returns ref's binding; ok is false when it is not bound.
+func (s *Store) Lookup(ref channels.Ref) (b Binding, ok bool, err error) {
+	d, err := s.read()
+	if err != nil {
+		return Binding{}, false, err
+	}
+	i, ok := find(d, ref)
+	if !ok {
+		return Binding{}, false, nil
+	}
+	return d.Bindings[i], true, nil
+}
+
+// List returns every binding, sorted by work item.
+func (s *Store) List() ([]Binding, error) {
+	d, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return d.Bindings, nil
+}
+
+// find is the index of ref's binding.
+func find(d *document, ref channels.Ref) (int, bool) {
+	key := ref.Key()
+	for i, b := range d.Bindings {
+		if r, err := channels.ParseRef(b.Ref); err == nil && r.Key() == key {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// read reads the file without the lock: a reader sees the old file or the
+// new one, never a torn one, since every write replaces it whole.
+func (s *Store) read() (*document, error) {
+	if _, err := os.Stat(s.root); errors.Is(err, fs.ErrNotExist) {
+		return &document{Version: Version}, nil
+	}
+	co, err := repo.Open(s.root)
+	if err != nil {
+		return nil, fmt.Errorf("bindings: %w", err)
+	}
+	defer co.Close()
+	return s.load(co)
+}
+
+func (s *Store) load(co *repo.Checkout) (*document, error) {
+	data, err := co.ReadFile(File, maxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &document{Version: Version}, nil
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: s.Path(), Msg: "cannot be read", Err: repo.Cause(err)}
+	}
+	return decode(s.Path(), data)
+}
+
+// decode reads a bindings file strictly: an unknown key, a ref or path
+// that does not parse, or the same work item twice is corruption, not
+// something to guess around.
+func decode(path string, data []byte) (*document, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d document
+	if err := dec.Decode(&d); err != nil {
+		return nil, &CorruptError{Path: path, Msg: "not a bindings file", Err: err}
+	}
+	if dec.More() {
+		return nil, &CorruptError{Path: path, Msg: "not a bindings file: more than one JSON value"}
+	}
+	switch {
+	case d.Version > Version:
+		return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("got version %d, want %d: it was written by a newer the-loop", d.Version, Version)}
+	case d.Version != Version:
+		return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("got version %d, want %d", d.Version, Version)}
+	}
+	seen := map[string]bool{}
+	for i, b := range d.Bindings {
+		r, err := channels.ParseRef(b.Ref)
+		if err != nil {
+			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d]", i), Err: err}
+		}
+		if seen[r.Key()] {
+			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d]: %s is bound twice", i, b.Ref)}
+		}
+		seen[r.Key()] = true
+		if !filepath.IsAbs(b.Repo) || filepath.Clean(b.Repo) != b.Repo {
+			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].repo: got %q, want an absolute, clean path", i, b.Repo)}
+		}
+		if b.Control != nil && !slices.Contains(channels.Commands, b.Control.Command) {
+			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].control.command: got %q, want one of %s", i, b.Control.Command, strings.Join(channels.Commands, ", "))}
+		}
+	}
+	if d.Bindings == nil {
+		d.Bindings = []Binding{}
+	}
+	return &d, nil
+}
+
+// change applies fn to the bindings under the lock, and writes them when
+// fn says it changed them.
+func (s *Store) change(fn func(*document) (bool, error)) error {
+	// The state root is the operator's: nobody else should read who works
+	// on what, or from where.
+	if err := os.MkdirAll(s.root, 0o700); err != nil {
+		return fmt.Errorf("bindings: %w", err)
+	}
+	co, err := repo.Open(s.root)
+	if err != nil {
+		return fmt.Errorf("bindings: %w", err)
+	}
+	defer co.Close()
+	lock, err := co.Locker(lockFile)
+	if err != nil {
+		return fmt.Errorf("bindings: %w", err)
+	}
+	if err := s.acquire(lock); err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	d, err := s.load(co)
+	if err != nil {
+		return err
+	}
+	changed, err := fn(d)
+	if err != nil || !changed {
+		return err
+	}
+	slices.SortFunc(d.Bindings, compareBindings)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return fmt.Errorf("bindings: %w", err)
+	}
+	if err := co.WriteFile(File, buf.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("bindings: %w", err)
+	}
+	return nil
+}
+
+// compareBindings orders bindings by repository, then by number: every
+// ref in a document that loaded parses.
+func compareBindings(a, b Binding) int {
+	ra, _ := channels.ParseRef(a.Ref)
+	rb, _ := channels.ParseRef(b.Ref)
+	return cmp.Or(strings.Compare(strings.ToLower(ra.Repository()), strings.ToLower(rb.Repository())), cmp.Compare(ra.Number, rb.Number))
+}
+
+// acquire waits for the lock, polling, up to the store's timeout.
+func (s *Store) acquire(lock *repo.Lock) error {
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		ok, err := lock.TryLock()
+		if err != nil {
+			return fmt.Errorf("bindings: %w", err)
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %w (waited %s)", s.Path(), ErrBusy, timeout)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}

@@ -1,0 +1,270 @@
+package bindings
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/the-loop/the-loop/channels"
+)
+
+func ref(t *testing.T, s string) channels.Ref {
+	t.Helper()
+	r, err := channels.ParseRef(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	s := Open(filepath.Join(t.TempDir(), "state"))
+	s.Now = func() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }
+	return s
+}
+
+func TestBindWritesTheStateRootAndListReadsItBack(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	ch, err := s.Bind(ref(t, "github:acme/shop#12"), dir+"/./")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Previous != nil || ch.Unchanged || ch.Binding.Repo != dir || ch.Binding.BoundAt != "2026-05-01T12:00:00Z" {
+		t.Errorf("Bind = %+v", ch)
+	}
+	fi, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("bindings file mode %v, want 0600: it is the operator's", fi.Mode().Perm())
+	}
+	if root, _ := os.Stat(filepath.Dir(filepath.Dir(s.Path()))); root.Mode().Perm() != 0o700 {
+		t.Errorf("state root mode %v, want 0700", root.Mode().Perm())
+	}
+	list, err := s.List()
+	if err != nil || len(list) != 1 || list[0].Ref != "github:acme/shop#12" || list[0].Repo != dir {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	b, ok, err := s.Lookup(ref(t, "github:ACME/Shop#12"))
+	if err != nil || !ok || b.Repo != dir {
+		t.Errorf("Lookup in another case = %+v %v %v", b, ok, err)
+	}
+	if _, ok, _ := s.Lookup(ref(t, "github:acme/shop#13")); ok {
+		t.Error("an unbound ref was found")
+	}
+}
+
+func TestAStoreWithNoFileHasNoBindingsAndCreatesNothingToSaySo(t *testing.T) {
+	s := newStore(t)
+	list, err := s.List()
+	if err != nil || len(list) != 0 {
+		t.Fatalf("List = %v, %v", list, err)
+	}
+	if _, err := os.Stat(filepath.Dir(s.Path())); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("reading created the state root: %v", err)
+	}
+}
+
+func TestBindRefusesAPathThatIsNotADirectory(t *testing.T) {
+	s := newStore(t)
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, dir := range []string{"", "  ", filepath.Join(t.TempDir(), "missing"), file} {
+		_, err := s.Bind(ref(t, "github:acme/shop#1"), dir)
+		var pe *PathError
+		if !errors.As(err, &pe) {
+			t.Errorf("Bind(%q) = %v, want a *PathError", dir, err)
+		}
+	}
+	if _, err := os.Stat(s.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused bind wrote the file")
+	}
+}
+
+func TestRebindingReplacesTheBindingAndForgetsItsStart(t *testing.T) {
+	s := newStore(t)
+	r := ref(t, "github:acme/shop#12")
+	one, two := t.TempDir(), t.TempDir()
+	if _, err := s.Bind(r, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(r, Control{Command: channels.CommandStart, Actor: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	// the same checkout again: nothing changes, the start included
+	ch, err := s.Bind(r, one)
+	if err != nil || !ch.Unchanged || !ch.Binding.Started() {
+		t.Fatalf("rebinding to the same checkout: %+v %v", ch, err)
+	}
+	// another checkout: replaced whole
+	ch, err = s.Bind(ref(t, "github:Acme/Shop#12"), two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Unchanged || ch.Previous == nil || ch.Previous.Repo != one || !ch.Previous.Started() {
+		t.Errorf("Previous = %+v", ch.Previous)
+	}
+	if ch.Binding.Repo != two || ch.Binding.Started() || ch.Binding.Ref != "github:Acme/Shop#12" {
+		t.Errorf("Binding = %+v", ch.Binding)
+	}
+	list, _ := s.List()
+	if len(list) != 1 {
+		t.Errorf("a ref bound twice has %d bindings", len(list))
+	}
+}
+
+func TestUnbindForgetsAndRefusesWhatIsNotBound(t *testing.T) {
+	s := newStore(t)
+	r := ref(t, "github:acme/shop#12")
+	dir := t.TempDir()
+	s.Bind(r, dir)
+	gone, err := s.Unbind(r)
+	if err != nil || gone.Repo != dir {
+		t.Fatalf("Unbind = %+v, %v", gone, err)
+	}
+	if _, err := s.Unbind(r); !errors.Is(err, ErrNotBound) {
+		t.Errorf("unbinding twice: %v", err)
+	}
+	if _, err := s.Record(r, Control{Command: channels.CommandStart}); !errors.Is(err, ErrNotBound) {
+		t.Errorf("recording for an unbound item: %v", err)
+	}
+}
+
+func TestConcurrentBindsLoseNothing(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	const workers, each = 4, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// each worker its own Store: its own descriptors, as another
+			// process would have
+			own := Open(filepath.Dir(filepath.Dir(s.Path())))
+			for i := range each {
+				if _, err := own.Bind(ref(t, fmt.Sprintf("github:acme/shop#%d", w*100+i+1)), dir); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	list, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != workers*each {
+		t.Errorf("%d bindings survived %d concurrent binds", len(list), workers*each)
+	}
+	for i := 1; i < len(list); i++ {
+		if compareBindings(list[i-1], list[i]) >= 0 {
+			t.Errorf("bindings out of order: %s before %s", list[i-1].Ref, list[i].Ref)
+		}
+	}
+}
+
+func TestAHeldLockMakesAChangeFailBusyRatherThanWaitForever(t *testing.T) {
+	s := newStore(t)
+	s.Bind(ref(t, "github:acme/shop#1"), t.TempDir())
+	other := Open(filepath.Dir(filepath.Dir(s.Path())))
+	other.LockTimeout = 30 * time.Millisecond
+	hold := make(chan struct{})
+	held := make(chan struct{})
+	go s.change(func(*document) (bool, error) { close(held); <-hold; return false, nil })
+	<-held
+	_, err := other.Bind(ref(t, "github:acme/shop#2"), t.TempDir())
+	close(hold)
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("got %v, want ErrBusy", err)
+	}
+}
+
+func TestACorruptFileIsReportedAndNeverOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"not json":        "{\"version\": 1, \"bindings\": [",
+		"unknown key":     `{"version": 1, "bindings": [], "extra": true}`,
+		"two values":      `{"version": 1, "bindings": []} {}`,
+		"newer version":   `{"version": 2, "bindings": []}`,
+		"no version":      `{"bindings": []}`,
+		"bad ref":         `{"version": 1, "bindings": [{"ref": "acme/shop#1", "repo": "/x", "boundAt": ""}]}`,
+		"relative repo":   `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "repo": "x", "boundAt": ""}]}`,
+		"bound twice":     `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "repo": "/x", "boundAt": ""}, {"ref": "github:ACME/shop#1", "repo": "/y", "boundAt": ""}]}`,
+		"unknown command": `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "repo": "/x", "boundAt": "", "control": {"command": "launch", "at": ""}}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newStore(t)
+			os.MkdirAll(filepath.Dir(s.Path()), 0o700)
+			os.WriteFile(s.Path(), []byte(content), 0o600)
+			var ce *CorruptError
+			if _, err := s.List(); !errors.As(err, &ce) || !strings.Contains(err.Error(), s.Path()) {
+				t.Errorf("List: %v, want a *CorruptError naming the file", err)
+			}
+			if _, err := s.Bind(ref(t, "github:acme/shop#9"), dir); !errors.As(err, &ce) {
+				t.Errorf("Bind: %v, want a *CorruptError", err)
+			}
+			if _, err := s.Unbind(ref(t, "github:acme/shop#1")); !errors.As(err, &ce) {
+				t.Errorf("Unbind: %v, want a *CorruptError", err)
+			}
+			if got, _ := os.ReadFile(s.Path()); string(got) != content {
+				t.Errorf("the corrupt file was rewritten:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestTheFileIsDeterministic(t *testing.T) {
+	s := newStore(t)
+	dir := t.TempDir()
+	for _, r := range []string{"github:zeta/z#1", "github:acme/shop#12", "github:acme/shop#2"} {
+		if _, err := s.Bind(ref(t, r), dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Record(ref(t, "github:acme/shop#2"), Control{Command: channels.CommandPause, Actor: "alice", Delivery: "d-1"})
+	got, _ := os.ReadFile(s.Path())
+	want := fmt.Sprintf(`{
+  "version": 1,
+  "bindings": [
+    {
+      "ref": "github:acme/shop#2",
+      "repo": %[1]q,
+      "boundAt": "2026-05-01T12:00:00Z",
+      "control": {
+        "command": "pause",
+        "actor": "alice",
+        "at": "2026-05-01T12:00:00Z",
+        "delivery": "d-1"
+      }
+    },
+    {
+      "ref": "github:acme/shop#12",
+      "repo": %[1]q,
+      "boundAt": "2026-05-01T12:00:00Z"
+    },
+    {
+      "ref": "github:zeta/z#1",
+      "repo": %[1]q,
+      "boundAt": "2026-05-01T12:00:00Z"
+    }
+  ]
+}
+`, dir)
+	if string(got) != want {
+		t.Errorf("file:\n%s\nwant:\n%s", got, want)
+	}
+}

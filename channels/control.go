@@ -1,0 +1,136 @@
+package channels
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/policy"
+)
+
+// The control commands an authorized person writes in a comment to steer
+// the-loop itself rather than to answer a gate, in the order the original
+// tool documents them (and reports several in).
+const (
+	CommandStart      = "start"      // arm the work item and enter its loop
+	CommandStop       = "stop"       // disarm it
+	CommandPause      = "pause"      // hold it; resume undoes a pause only
+	CommandResume     = "resume"     // release a pause
+	CommandExecute    = "execute"    // answer phase-selection: handed to the gate
+	CommandContribute = "contribute" // start, on the contribution loop
+	CommandCleanup    = "cleanup"    // the work is over: disarm it for good
+	CommandDo         = "do"         // start, on the ad-hoc loop
+)
+
+// Commands lists every control command in that order.
+var Commands = []string{CommandStart, CommandStop, CommandPause, CommandResume, CommandExecute, CommandContribute, CommandCleanup, CommandDo}
+
+// Arming reports whether command asks for the work item to be running:
+// start, resume, contribute and do. The others (and "") disarm or do not
+// touch it.
+func Arming(command string) bool {
+	switch command {
+	case CommandStart, CommandResume, CommandContribute, CommandDo:
+		return true
+	}
+	return false
+}
+
+// Vocabulary is the control keywords in force: one per command, those the
+// operator set to "" left out. The zero value recognises nothing. It is
+// immutable and safe for concurrent use.
+type Vocabulary struct {
+	words []keyword
+}
+
+type keyword struct {
+	command string
+	re      *regexp.Regexp // the keyword, case-insensitively
+}
+
+// NewVocabulary builds the vocabulary keywordOf declares: keywordOf(cmd) is
+// the keyword of each of Commands, "" to leave that command out.
+func NewVocabulary(keywordOf func(command string) string) Vocabulary {
+	var v Vocabulary
+	for _, c := range Commands {
+		if k := strings.TrimSpace(keywordOf(c)); k != "" {
+			v.words = append(v.words, keyword{command: c, re: regexp.MustCompile("(?i)" + regexp.QuoteMeta(k))})
+		}
+	}
+	return v
+}
+
+// VocabularyOf is the CLI config's routing.control: its keywords, or no
+// vocabulary at all when routing.control.enabled is false.
+func VocabularyOf(cli *policy.CLIConfig) Vocabulary {
+	if !cli.ControlEnabled() {
+		return Vocabulary{}
+	}
+	return NewVocabulary(cli.ControlKeyword)
+}
+
+// Control is what a comment asks of the-loop itself: one command, two or
+// more different ones (Ambiguous, which must be acted on not at all), or
+// nothing.
+type Control struct {
+	// Command is one of Commands, "" when there is none or it is ambiguous.
+	Command string
+	// Ambiguous is set when the body carries different commands: a half
+	// "stop" must never be read as a "start".
+	Ambiguous bool
+	// Matched lists every command found, in the order of Commands.
+	Matched []string
+}
+
+// Parse finds the control commands in a comment body. A keyword counts as a
+// whole token, anywhere in the body, in any case: neither side of it may
+// touch a letter, digit, '_', '-' or ':' (the characters keywords are made
+// of), so "the-loop start." at the end of a sentence counts and
+// "the-loop started", "the-loop do-over" and "xthe-loop start" do not. The
+// same command repeated is that command. Fenced code and quotes are not
+// stripped: only an authorized person's comment is ever parsed, and a
+// literal rule is one that person can predict.
+func (v Vocabulary) Parse(body string) Control {
+	var c Control
+	for _, w := range v.words {
+		if containsToken(body, w.re) {
+			c.Matched = append(c.Matched, w.command)
+		}
+	}
+	switch len(c.Matched) {
+	case 0:
+	case 1:
+		c.Command = c.Matched[0]
+	default:
+		c.Ambiguous = true
+	}
+	return c
+}
+
+// containsToken reports whether re matches somewhere in body with a
+// boundary on both sides. Every occurrence is tried, overlapping ones
+// included, since the first may be glued to a word and a later one not.
+func containsToken(body string, re *regexp.Regexp) bool {
+	for from := 0; from < len(body); {
+		loc := re.FindStringIndex(body[from:])
+		if loc == nil {
+			return false
+		}
+		i, j := from+loc[0], from+loc[1]
+		before, _ := utf8.DecodeLastRuneInString(body[:i])
+		after, _ := utf8.DecodeRuneInString(body[j:])
+		if (i == 0 || !joins(before)) && (j == len(body) || !joins(after)) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(body[i:])
+		from = i + max(size, 1)
+	}
+	return false
+}
+
+// joins reports whether r, beside a keyword, makes it part of a longer
+// token: a word character (as Python's \w reads one) or '-' or ':'.
+func joins(r rune) bool {
+	return r == '_' || r == '-' || r == ':' || unicode.IsLetter(r) || unicode.IsNumber(r)
+}
