@@ -1,0 +1,56 @@
+// Package route decides what a webhook delivery does: it is the
+// channels.Processor the-loop serve hands every accepted delivery to, and
+// the seam between GitHub and a work item's process graph (the original
+// tool's router, dispatcher and GraphLink).
+//
+// Build one with [New] from a [Config] (the operator's CLI config, the
+// integration, a logger, an event emitter) and call [Router.Process] per
+// delivery. In the original's order, a delivery is dropped when
+//
+//   - the issue or pull request it is on is not bound, and (for a pull
+//     request) neither is any work item it delivers, by its head branch or
+//     a closing keyword in its description (no-work-item; see
+//     [LinkedWorkItems] and package bindings);
+//   - its comment carries the-loop's own marker, or a bot wrote it
+//     (self-authored);
+//   - whoever acted is not on routing.authorizedUsers, or it names nobody
+//     (unauthorized-actor; an empty list denies everyone);
+//   - it is not a newly created comment (not-a-new-comment).
+//
+// A comment that passes is then read for control keywords
+// (channels.Vocabulary). Two different ones: nothing happens
+// (control-ambiguous, a control.ambiguous event). start, contribute and do
+// prove the bound checkout is the work item's repository (its origin
+// remote), record the start on the binding, adopt an unadopted repository
+// with the built-in harness config naming it (never for a contribution),
+// and enter the work item's loop (the contribution loop for contribute,
+// the ad-hoc loop for do); a start refused (foreign-checkout) records
+// nothing. stop, pause and cleanup are recorded and hold the item; resume
+// releases a pause. execute is handed on to the gate, which reads it.
+// None of them spawns an agent session, as the original does: the-loop
+// serve drives graphs, not harnesses.
+//
+// Any other comment, on a work item that is started (routing.control.
+// requireStartCommand, default true) and not held, whose checkout is proved
+// the work item's own, is handed to the human gate the work item waits at,
+// through policy.Engine.Advance: the work item's own loop, or for a comment
+// on a linked pull request that pull request's inner loop
+// (pdlc-pr-loop). A work item not at a human gate is left alone
+// (not-at-gate); one with no spec folder too (no-spec-dir, with a
+// graph.skipped event), though its repository is adopted all the same.
+//
+// # Faults
+//
+// Advancement fails closed. A fault (the bindings cannot be read or
+// written, the checkout's harness config or state file cannot be read, a
+// hook module cannot load, the item's lock is held, its state cannot be
+// written) leaves the graph as it was, is logged and recorded as
+// graph.link_failed, and is returned as an error: the ingress then releases
+// the delivery id so that GitHub's redelivery of it is processed. A
+// decision (every drop above) is an Outcome, because a redelivery would
+// reach it again. Acknowledgement fails open: the reactions on the
+// comment (routing.reactions: eyes when the-loop acts on it, hooray when it
+// moved the graph, confused when it was refused or failed) go through the
+// integration's add-reaction operation, and one that cannot be posted is
+// logged, never a fault; under the none integration they are skipped.
+package route

@@ -1,0 +1,425 @@
+package route
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/the-loop/the-loop/builtins"
+	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/eventlog"
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/policy"
+)
+
+// Reasons a delivery that passed the ingress's own guards is dropped, beside
+// channels.DropNoWorkItem, DropSelfAuthored and DropUnauthorizedActor. Each
+// is a decision a redelivery would reach again, so none is an error.
+const (
+	// DropNotANewComment: not a newly created issue or pull request
+	// comment. Only a comment a person just wrote asks anything of the
+	// graph; an edit or deletion of one does not say it again.
+	DropNotANewComment = "not-a-new-comment"
+	// DropControlAmbiguous: the comment carried two different control
+	// keywords, so neither was applied and it went nowhere else.
+	DropControlAmbiguous = "control-ambiguous"
+	// DropControlRejected: a control keyword that could not be honoured
+	// (see the control.rejected event for why).
+	DropControlRejected = "control-rejected"
+	// DropGraphDisabled: routing.graph.enabled is false.
+	DropGraphDisabled = "graph-disabled"
+	// DropAwaitingStart: the work item has not been started, and
+	// routing.control.requireStartCommand says it must be.
+	DropAwaitingStart = "awaiting-start"
+	// DropPaused and DropStopped: its last control command held it.
+	DropPaused  = "paused"
+	DropStopped = "stopped"
+	// DropForeignCheckout: the bound checkout's origin is not the work
+	// item's repository, so its spec folders belong to another project.
+	DropForeignCheckout = "foreign-checkout"
+	// DropNoSpecDir: the work item has no spec folder in its checkout.
+	DropNoSpecDir = "no-spec-dir"
+	// DropNotAtGate: the work item is not at a human gate, so a comment
+	// is not an answer to anything.
+	DropNotAtGate = "not-at-gate"
+)
+
+// OpAddReaction is the integration operation reactions go through:
+// params {ref (the issue or pull request the comment is on), comment_id
+// (int64), content (a GitHub reaction name)}.
+const OpAddReaction = "add-reaction"
+
+// Config is what New needs. Only CLI is required.
+type Config struct {
+	// CLI is the operator's configuration: the allowlist, the control
+	// keywords, the reactions, the state root the bindings live in.
+	CLI *policy.CLIConfig
+	// Integration performs the outbound calls, the graph's and the
+	// reactions'; nil means the none integration.
+	Integration graph.Integration
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+	// Events receives the router's events and the graph's; nil discards
+	// them.
+	Events graph.Emitter
+	// Bindings, when set, replaces the bindings of CLI's state root.
+	Bindings *bindings.Store
+}
+
+// Router processes webhook deliveries: it finds the bound work item a
+// delivery concerns, refuses what the-loop wrote itself and what no
+// authorized person did, applies control keywords and hands an authorized
+// comment to the gate the work item waits at. It implements
+// channels.Processor and is safe for concurrent use; deliveries concerning
+// one work item are processed one at a time, whichever issue or pull
+// request they arrived on.
+type Router struct {
+	cli         *policy.CLIConfig
+	integration graph.Integration
+	log         *slog.Logger
+	events      graph.Emitter
+	bindings    *bindings.Store
+	vocabulary  channels.Vocabulary
+
+	mu    sync.Mutex
+	items map[string]*sync.Mutex // per work item, by channels.Ref.Key
+}
+
+var _ channels.Processor = (*Router)(nil)
+
+// New builds a router. The CLI config is read once: a router serves the
+// configuration it was built with.
+func New(cfg Config) (*Router, error) {
+	if cfg.CLI == nil {
+		return nil, errors.New("route: no CLI config")
+	}
+	r := &Router{
+		cli:         cfg.CLI,
+		integration: cfg.Integration,
+		log:         cfg.Log,
+		events:      cfg.Events,
+		bindings:    cfg.Bindings,
+		vocabulary:  channels.VocabularyOf(cfg.CLI),
+		items:       map[string]*sync.Mutex{},
+	}
+	if r.integration == nil {
+		r.integration = graph.NoIntegration{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.events == nil {
+		r.events = eventlog.Discard
+	}
+	if r.bindings == nil {
+		r.bindings = bindings.Open(cfg.CLI.StateRoot())
+	}
+	if len(r.cli.AuthorizedUsers()) == 0 {
+		r.log.Warn("routing.authorizedUsers is empty: no comment will be acted on until it names someone")
+	}
+	return r, nil
+}
+
+// Process decides what one delivery does, in the original tool's order:
+// the work item it concerns must be bound (no-work-item), what the-loop or
+// a bot wrote is dropped (self-authored), then anyone not on
+// routing.authorizedUsers (unauthorized-actor; an empty list denies
+// everyone, and so does an event that names nobody). A new comment that
+// passes is then a control command, or an answer for the gate the work item
+// waits at.
+//
+// An error means the delivery could not be processed and may be tried
+// again, the graph left as it was: the bindings could not be read or
+// written, the bound checkout could not be opened (a broken harness
+// config, an unreadable state file, a repository hook that cannot load),
+// the item's lock stayed held, its state could not be written, or ctx was
+// done. (A start whose graph faulted keeps its start record: applying it
+// again changes nothing.) Everything else, refusals included, is an
+// Outcome.
+func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Outcome, error) {
+	in := readDelivery(d)
+	t, candidates, err := r.target(in)
+	if err != nil {
+		return channels.Outcome{}, err
+	}
+	if t == nil {
+		fields := map[string]any{"work_items": candidates}
+		if len(candidates) == 0 {
+			fields = nil
+		}
+		return dropped(channels.DropNoWorkItem, fields), nil
+	}
+	if why := in.selfAuthored(); why != "" {
+		r.log.Debug("dropping the-loop's own comment", "delivery", d.ID, "work_item", t.work, "why", why)
+		return dropped(channels.DropSelfAuthored, t.fields(in, "why", why)), nil
+	}
+	if !builtins.IsAuthorized(in.actor, r.cli.AuthorizedUsers()) {
+		r.log.Warn("dropping an event from someone not in routing.authorizedUsers", "delivery", d.ID, "work_item", t.work, "actor", in.actor)
+		return dropped(channels.DropUnauthorizedActor, t.fields(in)), nil
+	}
+	if !in.newComment() {
+		return dropped(DropNotANewComment, t.fields(in, "gh_action", in.p.Action)), nil
+	}
+	unlock := r.lock(t.work)
+	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return channels.Outcome{}, err
+	}
+	// Bindings change under a running server: read the one in force now,
+	// under the item's lock.
+	switch ok, err := r.refresh(t); {
+	case err != nil:
+		return channels.Outcome{}, err
+	case !ok:
+		return dropped(channels.DropNoWorkItem, t.fields(in)), nil
+	}
+
+	c := r.vocabulary.Parse(in.comment.Body)
+	switch {
+	case c.Ambiguous:
+		return r.ambiguous(in, t, c), nil
+	case c.Command == channels.CommandExecute:
+		// execute answers the phase-selection gate: the gate itself reads
+		// the keyword, so the comment goes on to it. It arms nothing, and
+		// so is not recorded as the item's control state.
+		r.emit("control.command", "info", map[string]any{"work_item": t.work.String(), "command": c.Command,
+			"actor": in.actor, "via": "comment", "effect": "handed-to-graph", "delivery_id": d.ID})
+	case c.Command != "":
+		return r.control(ctx, in, t, c.Command)
+	}
+	return r.answer(ctx, in, t)
+}
+
+// target is the bound work item the delivery concerns: the issue or pull
+// request it is on, when that is bound; else, for a pull request, the first
+// bound work item it delivers, whose inner loop for that pull request is
+// then meant. candidates are the refs looked for, for the drop's event.
+func (r *Router) target(in *inbound) (t *target, candidates []string, err error) {
+	if in.entity.IsZero() {
+		return nil, nil, nil
+	}
+	look := func(ref channels.Ref) (*bindings.Binding, error) {
+		candidates = append(candidates, ref.String())
+		b, ok, err := r.bindings.Lookup(ref)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return &b, nil
+	}
+	b, err := look(in.entity)
+	if err != nil || b != nil {
+		return wrap(in.entity, channels.Ref{}, b), candidates, err
+	}
+	if !in.pullRequest {
+		return nil, candidates, nil
+	}
+	for _, linked := range LinkedWorkItems(in.entity, in.prBody, in.prBranch) {
+		if b, err := look(linked); err != nil || b != nil {
+			return wrap(linked, in.entity, b), candidates, err
+		}
+	}
+	return nil, candidates, nil
+}
+
+// wrap is the target of a binding found for work; the work item is named
+// as it was bound, however the payload spelled it.
+func wrap(work, pr channels.Ref, b *bindings.Binding) *target {
+	if b == nil {
+		return nil
+	}
+	if bound, err := channels.ParseRef(b.Ref); err == nil {
+		work = bound
+	}
+	return &target{work: work, pr: pr, binding: *b}
+}
+
+// refresh rereads t's binding; ok is false when it was unbound meanwhile.
+func (r *Router) refresh(t *target) (ok bool, err error) {
+	b, ok, err := r.bindings.Lookup(t.work)
+	if ok {
+		t.binding = b
+	}
+	return ok, err
+}
+
+// lock serializes the deliveries of one work item.
+func (r *Router) lock(work channels.Ref) func() {
+	r.mu.Lock()
+	m, ok := r.items[work.Key()]
+	if !ok {
+		m = &sync.Mutex{}
+		r.items[work.Key()] = m
+	}
+	r.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+func (r *Router) ambiguous(in *inbound, t *target, c channels.Control) channels.Outcome {
+	r.log.Warn("ignoring a comment carrying conflicting control keywords; re-state the one meant", "work_item", t.work, "commands", c.Matched)
+	r.emit("control.ambiguous", "warning", map[string]any{"work_item": t.work.String(), "actor": in.actor,
+		"commands": c.Matched, "delivery_id": in.d.ID})
+	r.react(in, policy.ReactionError)
+	return dropped(DropControlAmbiguous, t.fields(in, "commands", c.Matched))
+}
+
+func (r *Router) emit(event, level string, fields map[string]any) {
+	if err := r.events.Emit(event, level, fields); err != nil {
+		r.log.Warn("could not write event", "event", event, "err", err)
+	}
+}
+
+func dropped(reason string, fields map[string]any) channels.Outcome {
+	return channels.Outcome{Reason: reason, Fields: fields}
+}
+
+func routed(fields map[string]any) channels.Outcome {
+	return channels.Outcome{Routed: true, Fields: fields}
+}
+
+// target is the work item a delivery is about, and its binding.
+type target struct {
+	// work is the bound work item.
+	work channels.Ref
+	// pr is the pull request the delivery came on when it is not work
+	// itself: its inner loop is the one meant. Zero otherwise.
+	pr      channels.Ref
+	binding bindings.Binding
+}
+
+// selector addresses the loop a comment on the delivery's entity answers:
+// the pull request's inner loop for a linked pull request, else the work
+// item's own.
+func (t *target) selector() policy.Selector {
+	if t.pr.IsZero() {
+		return policy.Selector{Ref: t.work.String()}
+	}
+	s := policy.Selector{PR: t.pr.Number, Ref: t.pr.String()}
+	if !t.pr.SameRepository(t.work) {
+		s.PRRepo = t.pr.Repository()
+	}
+	return s
+}
+
+// fields are what every outcome about t says, and kv more.
+func (t *target) fields(in *inbound, kv ...any) map[string]any {
+	f := map[string]any{"work_item": t.work.String()}
+	if !t.pr.IsZero() {
+		f["pull_request"] = t.pr.String()
+	}
+	if in.actor != "" {
+		f["actor"] = in.actor
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		f[kv[i].(string)] = kv[i+1]
+	}
+	return f
+}
+
+// inbound is what the router reads of a delivery.
+type inbound struct {
+	d channels.Delivery
+	p payload
+	// entity is the issue or pull request the delivery is on.
+	entity channels.Ref
+	// pullRequest is set when entity is a pull request; prBody and
+	// prBranch are its description and head branch ("" when the payload
+	// does not carry them).
+	pullRequest      bool
+	prBody, prBranch string
+	// actor is who acted: the comment's author, else the event's sender.
+	actor string
+	// bot is set when actor is a bot account.
+	bot bool
+	// comment is the comment, nil for an event that carries none.
+	comment *comment
+	// reacted are the reaction moments already posted.
+	reacted map[string]bool
+}
+
+type payload struct {
+	Action      string       `json:"action"`
+	Issue       *issue       `json:"issue"`
+	PullRequest *pullRequest `json:"pull_request"`
+	Comment     *comment     `json:"comment"`
+	Sender      account      `json:"sender"`
+}
+
+type issue struct {
+	Number      int             `json:"number"`
+	Body        string          `json:"body"`
+	PullRequest json.RawMessage `json:"pull_request"`
+}
+
+type pullRequest struct {
+	Number int    `json:"number"`
+	Body   string `json:"body"`
+	Head   struct {
+		Ref string `json:"ref"`
+	} `json:"head"`
+}
+
+type comment struct {
+	ID   int64   `json:"id"`
+	Body string  `json:"body"`
+	User account `json:"user"`
+}
+
+type account struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+// readDelivery reads a delivery's payload, tolerating what it does not
+// need: a field of another shape reads as absent, which every guard below
+// answers by refusing.
+func readDelivery(d channels.Delivery) *inbound {
+	in := &inbound{d: d}
+	_ = json.Unmarshal(d.Body, &in.p)
+	item := d.Item
+	if item == "" {
+		item = channels.ItemOf(d.Body)
+	}
+	in.entity, _ = channels.ParseRef(item)
+	switch p := in.p; {
+	case p.Issue != nil && isSet(p.Issue.PullRequest):
+		in.pullRequest, in.prBody = true, p.Issue.Body
+	case p.Issue == nil && p.PullRequest != nil:
+		in.pullRequest, in.prBody, in.prBranch = true, p.PullRequest.Body, p.PullRequest.Head.Ref
+	}
+	switch {
+	case in.p.Comment != nil:
+		in.comment = in.p.Comment
+		in.actor, in.bot = in.comment.User.Login, isBot(in.comment.User.Login, in.comment.User.Type)
+	default:
+		in.actor, in.bot = in.p.Sender.Login, isBot(in.p.Sender.Login, in.p.Sender.Type)
+	}
+	return in
+}
+
+// isSet reports whether a JSON member is present and not null: GitHub marks
+// an issue that is a pull request by giving it a pull_request object.
+func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// selfAuthored says why the delivery is the-loop's own, "" when it is not:
+// its comment carries the-loop's marker (the-loop posts with the
+// operator's credentials, so only the marker tells its comments from the
+// operator's), or a bot acted.
+func (in *inbound) selfAuthored() string {
+	switch {
+	case in.comment != nil && builtins.IsSelfAuthored(in.comment.Body):
+		return "marker"
+	case in.bot:
+		return "bot"
+	}
+	return ""
+}
+
+// newComment reports whether the delivery is a comment just created on an
+// issue or pull request.
+func (in *inbound) newComment() bool {
+	return in.d.Event == "issue_comment" && in.p.Action == "created" && in.comment != nil
+}
