@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -129,11 +130,23 @@ func commentRecords(comments []graph.Comment) []any {
 }
 
 // commentsFromListing reads the comments an integration's list-comments
-// answer carries, {"comments": [...]}, tolerating the shapes providers use:
-// each entry's author is "author" or "user", given as a login string or as an
-// object with a "login". Entries that are not objects are ignored. No
-// authorization is applied here.
+// answer carries; see ListedReplies.
 func commentsFromListing(listing map[string]any) []graph.Comment {
+	var out []graph.Comment
+	for _, r := range ListedReplies(listing) {
+		out = append(out, r.Comment)
+	}
+	return out
+}
+
+// ListedReplies reads the comments an integration's list-comments answer
+// carries, {"comments": [...]}, in order, tolerating the shapes providers
+// use: each entry's author is "author" or "user", given as a login string
+// or as an object with a "login"; its time is "created_at" or "createdAt"
+// in RFC 3339 (a reply whose time is missing or does not parse has a zero
+// At). Entries that are not objects are ignored. No authorization is
+// applied here: the gates apply it.
+func ListedReplies(listing map[string]any) []graph.Reply {
 	raw, _ := listing["comments"].([]any)
 	if raw == nil {
 		if typed, ok := listing["comments"].([]map[string]any); ok {
@@ -142,16 +155,27 @@ func commentsFromListing(listing map[string]any) []graph.Comment {
 			}
 		}
 	}
-	var out []graph.Comment
+	var out []graph.Reply
 	for _, entry := range raw {
 		m, ok := entry.(map[string]any)
 		if !ok {
 			continue
 		}
 		body, _ := m["body"].(string)
-		out = append(out, graph.Comment{Author: listingAuthor(m), Body: body})
+		out = append(out, graph.Reply{Comment: graph.Comment{Author: listingAuthor(m), Body: body}, At: listingTime(m)})
 	}
 	return out
+}
+
+func listingTime(m map[string]any) time.Time {
+	for _, key := range []string{"created_at", "createdAt"} {
+		if s, ok := m[key].(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
 }
 
 func listingAuthor(m map[string]any) string {

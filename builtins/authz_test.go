@@ -3,6 +3,7 @@ package builtins
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -87,5 +88,26 @@ func TestCommentsFromListingReadsEveryProviderShape(t *testing.T) {
 	}
 	if got := commentsFromListing(map[string]any{}); got != nil {
 		t.Errorf("empty listing = %v", got)
+	}
+}
+
+func TestListedRepliesKeepWhenEachCommentWasPosted(t *testing.T) {
+	got := ListedReplies(map[string]any{"comments": []any{
+		map[string]any{"author": "a", "body": "one", "created_at": "2026-03-09T10:49:12Z"},
+		map[string]any{"author": "b", "body": "two", "createdAt": "2026-03-09T11:00:00+01:00"},
+		map[string]any{"author": "c", "body": "three", "created_at": "yesterday"},
+	}})
+	want := []graph.Reply{
+		{Comment: graph.Comment{Author: "a", Body: "one"}, At: time.Date(2026, 3, 9, 10, 49, 12, 0, time.UTC)},
+		{Comment: graph.Comment{Author: "b", Body: "two"}, At: time.Date(2026, 3, 9, 10, 0, 0, 0, time.UTC)},
+		{Comment: graph.Comment{Author: "c", Body: "three"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i].Comment != want[i].Comment || !got[i].At.Equal(want[i].At) {
+			t.Errorf("reply %d = %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }

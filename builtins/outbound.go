@@ -24,7 +24,7 @@ import (
 const (
 	opAddComment        = "add-comment"   // {ref, body}
 	opListComments      = "list-comments" // {ref} -> {comments: [{author|user, body}]}
-	opSetLabels         = "set-labels"    // {ref, labels}
+	opSetLabels         = "set-labels"    // {ref, labels, replacePrefix}
 	opNotify            = "notify"        // {ref, event, text, roles}
 	opDeliverAssignment = "deliver-assignment"
 	opMCPCall           = "mcp-call"

@@ -9,9 +9,11 @@ func init() { register("set-phase-label", setPhaseLabel{}) }
 const defaultPhaseLabelPrefix = "loop:"
 
 // setPhaseLabel keeps the work item's phase label in sync with the node just
-// entered: "<prefix><phase>" through the integration's set-labels. A node
-// with no phase declares no label and creates none, so labels stay coarse
-// while the graph state carries the detail.
+// entered: "<prefix><phase>" through the integration's set-labels, which
+// adds it beside the other labels and, given replacePrefix, takes
+// off the earlier phase's label (any other label carrying the prefix). A
+// node with no phase declares no label and creates none, so labels stay
+// coarse while the graph state carries the detail.
 //
 // Data: label (string), applied (bool); error when the call failed.
 type setPhaseLabel struct{}
@@ -40,7 +42,7 @@ func (setPhaseLabel) Run(ctx *graph.Context) (graph.Result, error) {
 		prefix = defaultPhaseLabelPrefix
 	}
 	label := prefix + ctx.Node.Phase
-	if _, err := callOut(ctx, opSetLabels, map[string]any{"ref": ctx.WorkItem.Ref, "labels": []any{label}}); err != nil {
+	if _, err := callOut(ctx, opSetLabels, map[string]any{"ref": ctx.WorkItem.Ref, "labels": []any{label}, "replacePrefix": prefix}); err != nil {
 		obWarn(ctx, "could not set the phase label", "label", label, "error", err)
 		return degradedWith(name, err, map[string]any{"label": label, "applied": false}), nil
 	}

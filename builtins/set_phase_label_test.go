@@ -12,12 +12,13 @@ func TestSetPhaseLabel(t *testing.T) {
 		name   string
 		node   *graph.Node
 		prefix string
+		want   string // the prefix of the labels it replaces
 		status graph.Status
 		labels []any
 	}{
-		{"the default prefix", &graph.Node{ID: "design", Phase: "design"}, "", graph.StatusPass, []any{"loop:design"}},
-		{"a configured prefix", &graph.Node{ID: "design", Phase: "design"}, "pdlc/", graph.StatusPass, []any{"pdlc/design"}},
-		{"a node with no phase creates no label", &graph.Node{ID: "security-review"}, "", graph.StatusSkip, nil},
+		{"the default prefix", &graph.Node{ID: "design", Phase: "design"}, "", "loop:", graph.StatusPass, []any{"loop:design"}},
+		{"a configured prefix", &graph.Node{ID: "design", Phase: "design"}, "pdlc/", "pdlc/", graph.StatusPass, []any{"pdlc/design"}},
+		{"a node with no phase creates no label", &graph.Node{ID: "security-review"}, "", "", graph.StatusSkip, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,7 +35,7 @@ func TestSetPhaseLabel(t *testing.T) {
 				}
 				return
 			}
-			want := []obCall{{Op: "set-labels", Params: map[string]any{"ref": "github:o/r#1", "labels": tc.labels}}}
+			want := []obCall{{Op: "set-labels", Params: map[string]any{"ref": "github:o/r#1", "labels": tc.labels, "replacePrefix": tc.want}}}
 			if !reflect.DeepEqual(fake.Calls, want) {
 				t.Errorf("calls = %v, want %v", fake.Calls, want)
 			}

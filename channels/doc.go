@@ -2,7 +2,7 @@
 // back: the webhook ingress (the-loop serve) and what it accepts, the
 // bindings of work items to checkouts, the control keywords and the
 // routing of a reply to the graph, and the integrations the outbound hooks
-// act through (GitHub).
+// act through (GitHub, in package channels/github).
 //
 // It sits between cmd and policy: it drives work items through
 // policy.Engine, never through the graph directly, and it is the only

@@ -32,6 +32,9 @@
 //
 // A [Runtime] binds a graph to one repository. [Runtime.Status] is pure (no
 // writes, no subprocess, no outbound call, no event) and is what check uses;
+// given a [ReplySource] (Runtime.Replies) it reads the item's thread once
+// and hands each node the [Reply]s posted while the state had the item
+// there, so that a gate answered on the issue reads as answered;
 // [Runtime.Advance], [Runtime.Complete], [Runtime.DeclareSkips],
 // [Runtime.Force] and [Runtime.Run] move an item, each under a file lock
 // beside its graph-state.json ([ErrBusy] when another process holds it).

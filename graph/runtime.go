@@ -57,6 +57,12 @@ type Runtime struct {
 	// Changed is handed to hooks as the paths changed against a base; nil
 	// when no base was named.
 	Changed []string
+	// Replies, when set, is read once per item by Status, which hands
+	// each node's exit chain the replies posted while the item was at it
+	// (see Reply). Nil hands none, and human gates read wait. Under
+	// recompute the state, and with it when each gate was open, is
+	// ignored, so no reply is handed either.
+	Replies ReplySource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// LockTimeout is how long a writer waits for a held lock before
@@ -165,7 +171,7 @@ func RefFor(repoSlug string, number int) string {
 	if !ok || !IsGitHubName(owner) || !IsGitHubName(repo) || number <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("github:%s/%s#%d", owner, repo, number)
+	return fmt.Sprintf("%s%s/%s#%d", RefPrefix, owner, repo, number)
 }
 
 // StateDir is where item's state lives, repository-relative.

@@ -130,7 +130,8 @@ func (s *StatusReport) Blocked() bool {
 
 // Status evaluates every node's exit chain in declaration order, purely: no
 // write, no subprocess, no outbound call, no event. Human gates read wait,
-// because no inbound event is passed. recompute ignores the stored pointer
+// because no inbound event is passed, unless the runtime has a Replies
+// source to read the item's thread from. recompute ignores the stored pointer
 // and derives it from the artifacts alone: stored state is a cache, never an
 // authority. Declared skips are honoured in both modes; a declaration the
 // graph refuses is honoured in neither and called out on its node.
@@ -151,6 +152,12 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 			return nil, err
 		}
 	}
+	var replies []Reply
+	if rt.Replies != nil && !recompute {
+		if replies, err = rt.Replies(item); err != nil {
+			return nil, err
+		}
+	}
 	skips := rt.DeclaredSkips(st)
 	refused := rt.refusedSkips(st)
 	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Loop: rt.Graph.Name, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
@@ -167,7 +174,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 				Hooks: chainRuns(n, nil, NotRunSkipped+": "+prov)})
 			continue
 		}
-		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, nil))
+		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, repliesAt(replies, n, st, rt.Graph.Start)))
 		msgs := renderMessages(out.Messages())
 		findings := chainFindings(n.ID, out)
 		for _, w := range out.Warnings {

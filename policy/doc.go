@@ -114,6 +114,10 @@
 //	eventLog.path, eventLog.enabled       EventLogPath/...  <state root>/logs/events.jsonl, true
 //	integrations.github                   Integration       "none" unless the block is declared
 //
+// The integrations.github block itself (transport, api.tokenEnv,
+// api.baseUrl, cli.binary) is read by channels/github, which builds the
+// integration Options.Integration and Options.Replies take.
+//
 // A CLI config that still carries a key an older format used
 // (webhooks.ghWebhook.routing, polling.stateFile, integrations.slack, the
 // per-feature ghBinary keys) or declares a version older than

@@ -61,6 +61,12 @@ type Options struct {
 	// LockTimeout is how long a verb that moves an item waits for its lock
 	// while another writer holds it; zero answers graph.ErrBusy at once.
 	LockTimeout time.Duration
+	// Replies, when set, is the integration Check reads each work item's
+	// thread through, handing what people answered to the gates (see
+	// graph.Runtime.Replies). Check calls its list-comments and nothing
+	// else, once per item; its hooks still make no outbound call. Nil:
+	// Check reads no replies, and human gates wait.
+	Replies graph.Integration
 }
 
 // Engine serves every verb for one repository: it holds the repository's
@@ -81,11 +87,13 @@ type Engine struct {
 	integration graph.Integration
 	noAdopt     bool // Options.NoAdopt
 	lockTimeout time.Duration
-	base        *changes   // Options.Base's changes; nil: no base named
-	rules       *rules     // the revision the gate's files come from; nil: the checkout
-	mu          sync.Mutex // guards notes and refused: check runs items in parallel
+	replies     graph.Integration // Options.Replies; nil: check reads none
+	base        *changes          // Options.Base's changes; nil: no base named
+	rules       *rules            // the revision the gate's files come from; nil: the checkout
+	mu          sync.Mutex        // guards notes, refused and unreplied: check runs items in parallel
 	notes       []string
 	refused     bool
+	unreplied   []string // items Check read no replies for: they have no ref
 }
 
 // Notes are what the engine has to tell the user beside a verb's answer:
@@ -145,7 +153,8 @@ func Open(opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events, integration: opts.Integration, noAdopt: opts.NoAdopt, lockTimeout: opts.LockTimeout}
+	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events,
+		integration: opts.Integration, noAdopt: opts.NoAdopt, lockTimeout: opts.LockTimeout, replies: opts.Replies}
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}
@@ -422,10 +431,13 @@ func (e *Engine) Items() ([]string, error) {
 
 // Check evaluates items purely. It writes nothing, runs nothing and emits
 // nothing. Items are independent, so they are evaluated on every core;
-// reports come back in the order of items.
+// reports come back in the order of items. With Options.Replies it also
+// lists each item's thread, once, a few items at a time; an item with no
+// GitHub ref is evaluated without replies and named in a note.
 //
 // An item that cannot be evaluated by itself (a corrupt or unreadable
-// state file, a folder that is not one) does not hide the others: their
+// state file, a folder that is not one, a thread that cannot be read) does
+// not hide the others: their
 // reports come back with an *ItemsError naming each that failed. Any
 // other error (a configuration or hook module that cannot load) fails
 // every item alike and is returned alone, the first in order.
@@ -442,7 +454,12 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	errs := make([]error, len(items))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), maxCheckWorkers, len(items)) {
+	workers := min(runtime.GOMAXPROCS(0), maxCheckWorkers, len(items))
+	if e.replies != nil {
+		// Each item waits on its thread's listing, not on a core.
+		workers = min(maxCheckWorkers, len(items))
+	}
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -457,6 +474,7 @@ func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.S
 	close(next)
 	wg.Wait()
 	e.noteGateEdits()
+	e.noteUnreplied()
 	var failed ItemsError
 	for i, err := range errs {
 		switch {
@@ -499,7 +517,8 @@ func (e ItemsError) Error() string {
 func isItemError(err error) bool {
 	var se *graph.StateError
 	var ie *repo.ItemError
-	return errors.As(err, &se) || errors.As(err, &ie)
+	var re *ReplyError
+	return errors.As(err, &se) || errors.As(err, &ie) || errors.As(err, &re)
 }
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
@@ -520,6 +539,9 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	rt, err := e.runtime(recorded, sel, false)
 	if err != nil {
 		return nil, err
+	}
+	if e.replies != nil {
+		rt.Replies = e.readReplies
 	}
 	if base != nil {
 		var undone []string

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
+	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/policy"
 )
 
@@ -17,15 +19,24 @@ type CheckCmd struct {
 	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
+	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
 	LoopFlags
 }
 
 func (c *CheckCmd) Help() string {
 	return `check is pure: it writes nothing in the repository, calls out to nothing
-and runs no subprocess but read-only git (when --base or --rules-from names a
-revision), so it is safe on a read-only checkout and as a CI gate. (Under
+(but GitHub, to read comments, under --replies github) and runs no subprocess
+but read-only git (when --base or --rules-from names a revision) and gh (for
+--replies github over the cli transport), so it is safe on a read-only
+checkout and as a CI gate. (Under
 GitHub Actions, --format github appends a summary to $GITHUB_STEP_SUMMARY.)
-Human gates read "wait" because no reply is handed to them.
+Human gates read "wait" because no reply is handed to them, unless
+--replies github reads each item's issue comments (read-only, one listing
+per item): a gate then reads the replies posted while the item's state had
+it open, and only those by routing.authorizedUsers, as advance does. So an
+approved gate passes, and --fail-on unmet works in CI:
+
+  GH_TOKEN=... the-loop check --all --replies github --fail-on unmet
 
 In CI, judge a pull request by its base branch:
 
@@ -40,8 +51,16 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		return errors.New("check: give a work item id, --all, or --changed")
 	case c.Changed && c.Base == "":
 		return errors.New("check: --changed needs --base, the revision the change is compared with (e.g. --base origin/main)")
+	case c.Replies == policy.IntegrationGitHub && c.Recompute:
+		return errors.New("check: --replies reads each gate's replies from when the stored state says it was open, and --recompute ignores the state; give one")
 	}
-	e, sel, err := g.engineWith(out, c.LoopFlags, "", policy.Options{RulesFrom: c.RulesFrom, Base: c.Base})
+	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
+	if c.Replies == policy.IntegrationGitHub {
+		if err := g.withReplies(&opts); err != nil {
+			return err
+		}
+	}
+	e, sel, err := g.engineWith(out, c.LoopFlags, "", opts)
 	if err != nil {
 		return err
 	}
@@ -78,6 +97,25 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 			return exitCode(1)
 		}
 	}
+	return nil
+}
+
+// withReplies has check read replies through the GitHub integration the
+// operator's CLI config describes (its defaults when it declares none),
+// which must be able to make calls.
+func (g *Globals) withReplies(opts *policy.Options) error {
+	cli, err := policy.LoadCLIConfig(g.Config)
+	if err != nil {
+		return err
+	}
+	in, err := github.FromConfig(cli, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := in.Available(); err != nil {
+		return fmt.Errorf("check --replies github: %w", err)
+	}
+	opts.CLI, opts.Replies = cli, in
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
 )
@@ -227,6 +228,20 @@ func (g *Globals) engine(out *Output, l LoopFlags, ref string) (*policy.Engine, 
 	return g.engineWith(out, l, ref, policy.Options{})
 }
 
+// movingEngine is engine for a verb that moves an item: its outbound hooks
+// act through the integration the operator's CLI config declares.
+func (g *Globals) movingEngine(out *Output, l LoopFlags, ref string) (*policy.Engine, policy.Selector, error) {
+	cli, err := policy.LoadCLIConfig(g.Config)
+	if err != nil {
+		return nil, policy.Selector{}, err
+	}
+	in, err := github.Configured(cli, os.Getenv)
+	if err != nil {
+		return nil, policy.Selector{}, err
+	}
+	return g.engineWith(out, l, ref, policy.Options{CLI: cli, Integration: in})
+}
+
 // engineWith is engine with options of the verb's own.
 func (g *Globals) engineWith(out *Output, l LoopFlags, ref string, opts policy.Options) (*policy.Engine, policy.Selector, error) {
 	sel, err := l.selector(ref)
@@ -258,13 +273,18 @@ func (w *wholeValues) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
-// engineWithEvent is engine for the verbs that hand a gate its replies.
-func (g *Globals) engineWithEvent(out *Output, l LoopFlags, ref string, f EventFlags) (*policy.Engine, policy.Selector, *graph.Event, error) {
+// engineWithEvent is engine for the verbs that hand a gate its replies;
+// one that moves the item calls out (see movingEngine).
+func (g *Globals) engineWithEvent(out *Output, l LoopFlags, ref string, f EventFlags, moves bool) (*policy.Engine, policy.Selector, *graph.Event, error) {
 	ev, err := f.event()
 	if err != nil {
 		return nil, policy.Selector{}, nil, err
 	}
-	e, sel, err := g.engine(out, l, ref)
+	open := g.engine
+	if moves {
+		open = g.movingEngine
+	}
+	e, sel, err := open(out, l, ref)
 	return e, sel, ev, err
 }
 

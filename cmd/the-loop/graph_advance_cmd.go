@@ -27,7 +27,7 @@ Exit codes: 0 passed or waiting, 1 blocked or escalated, 2 could not run.`
 }
 
 func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
-	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags)
+	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags, true)
 	if err != nil {
 		return err
 	}

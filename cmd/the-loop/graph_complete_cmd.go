@@ -20,7 +20,7 @@ code is 0; 2 means it could not run at all.`
 }
 
 func (c *GraphCompleteCmd) Run(g *Globals, out *Output) error {
-	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags)
+	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags, true)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ type GraphForceCmd struct {
 }
 
 func (c *GraphForceCmd) Run(g *Globals, out *Output) error {
-	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
+	e, sel, err := g.movingEngine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if c.MaxNodes < 1 {
 		return fmt.Errorf("--max-nodes: got %d, want at least 1", c.MaxNodes)
 	}
-	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags)
+	e, sel, ev, err := g.engineWithEvent(out, c.LoopFlags, c.Ref, c.EventFlags, !c.DryRun)
 	if err != nil {
 		return err
 	}

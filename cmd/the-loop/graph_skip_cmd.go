@@ -24,7 +24,7 @@ pointer can be declared. Exit codes: 0 something declared, 1 nothing was.`
 }
 
 func (c *GraphSkipCmd) Run(g *Globals, out *Output) error {
-	e, sel, err := g.engine(out, c.LoopFlags, c.Ref)
+	e, sel, err := g.movingEngine(out, c.LoopFlags, c.Ref)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/the-loop/the-loop/channels/github/githubtest"
 )
 
 func TestMain(m *testing.M) {
@@ -28,6 +30,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", home)
 			env.Setenv("THE_LOOP_CLI_CONFIG", "")
 			env.Setenv("THE_LOOP_HOOK_PATH", "")
+			// No script reaches the real GitHub with the operator's token.
+			env.Setenv("GH_TOKEN", "")
+			env.Setenv("GITHUB_TOKEN", "")
 			// Fixture repositories shared with Go tests and the docs.
 			repos, err := filepath.Abs(filepath.Join("..", "..", "testdata", "repos"))
 			if err != nil {
@@ -48,9 +53,29 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCmds make what a checkout under review can hold and a txtar
-// cannot: a FIFO, and a sparse file of any size; and edit a file the
-// binary wrote, as its author would.
+// cannot: a FIFO, and a sparse file of any size; edit a file the binary
+// wrote, as its author would; and stand in for GitHub.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// github-fake fixture.json: serve a fake GitHub API with the issues of
+	// fixture.json (a githubtest.Fixture) for the rest of the script. Its
+	// URL is $GITHUB_API; each call it receives is a line of
+	// github-calls.log.
+	"github-fake": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: github-fake fixture.json")
+		}
+		srv := githubtest.NewServer()
+		ts.Defer(srv.Close)
+		f, err := os.Open(ts.MkAbs(args[0]))
+		ts.Check(err)
+		defer f.Close()
+		ts.Check(srv.Load(f))
+		log, err := os.Create(ts.MkAbs("github-calls.log"))
+		ts.Check(err)
+		ts.Defer(func() { log.Close() })
+		srv.SetLog(log)
+		ts.Setenv("GITHUB_API", srv.URL)
+	},
 	// mkfifo path
 	"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 1 {

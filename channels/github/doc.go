@@ -1,0 +1,57 @@
+// Package github is the GitHub integration: how the-loop's own calls reach
+// GitHub. The outbound hooks comment and label through it, check reads a
+// work item's replies through it, and the webhook side reacts to comments
+// and requests reviews through it.
+//
+// An [*Integration] implements graph.Integration. Build one from the
+// operator's CLI config with [FromConfig] (integrations.github: transport,
+// api.tokenEnv, api.baseUrl, cli.binary), or with [Configured] for a verb
+// that moves an item, which gets graph.NoIntegration unless the config
+// declares the block. [New] takes the same settings as [Options].
+//
+// Hooks call [Integration.Call] with an operation name and parameters (see
+// Call for the table); Go callers use the typed methods, which take a
+// context: [Integration.AddComment], [Integration.Comments],
+// [Integration.Labels], [Integration.AddLabels], [Integration.SetLabels],
+// [Integration.RemoveLabel], [Integration.RequestReviewers] and
+// [Integration.AddReaction]. An issue or pull request is a [Ref],
+// github:OWNER/REPO#N, read strictly by [ParseRef].
+//
+// # Transports
+//
+// api is REST over net/http with a token read from the environment
+// variables api.tokenEnv names (GH_TOKEN, then GITHUB_TOKEN by default), at
+// api.baseUrl (https://api.github.com by default; a GitHub Enterprise host,
+// or a test server). cli is the gh binary's `gh api`, inheriting the
+// operator's gh login. auto is api when a token is set, else cli when gh
+// is on PATH. An explicit transport is honoured as given and never falls
+// back to the other. With no usable transport the integration is
+// unavailable: every call fails with an error wrapping
+// graph.ErrIntegrationUnavailable that names what is missing, which the
+// outbound hooks turn into a warning, and [Integration.Available] says so
+// before any call.
+//
+// The api transport is a small REST client of its own (api.go) rather
+// than google/go-github, which is not among the modules this project can
+// take: it needs a handful of endpoints, and the retry and pagination
+// rules above, which go-github leaves to its caller anyway.
+//
+// # Limits
+//
+// Every request has a timeout, and every call through Call a deadline. A
+// rate limit is waited out: a Retry-After header, an exhausted primary
+// limit's reset time, or a secondary limit's message (a minute, then
+// longer), a bounded number of times and for a bounded total wait, after
+// which the error names the limit. A request that can be repeated (every
+// one but posting a comment) is also retried after a 5xx or a dropped
+// connection. Answers are read up to a size; a listing follows GitHub's
+// pagination only to links under the API root, up to [MaxComments]. An
+// error is an [*Error] naming the operation, the ref, the request and the
+// status, and never the token.
+//
+// Labels are only ever added (POST), never replaced: set-labels adds the
+// new phase label and then takes off the issue's other labels carrying the
+// phase prefix, leaving every label people put there.
+//
+// The package githubtest is a fake GitHub for tests.
+package github

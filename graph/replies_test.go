@@ -1,0 +1,133 @@
+package graph
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// at is 2026-03-09 at hh:mm UTC.
+func at(hh, mm int) time.Time { return time.Date(2026, 3, 9, hh, mm, 0, 0, time.UTC) }
+
+func reply(body string, when time.Time) Reply {
+	return Reply{Comment: Comment{Author: "alice", Body: body}, At: when}
+}
+
+// walked is a state in which the item left select at 10:05 and draft at
+// 10:20, and has been at review since.
+func walked() *State {
+	st := NewState("item")
+	st.CurrentNode = "review"
+	st.Record("select").ExitedAt = Timestamp(at(10, 5))
+	st.Record("draft").EnteredAt = Timestamp(at(10, 5))
+	st.Record("draft").ExitedAt = Timestamp(at(10, 20))
+	st.Record("review").EnteredAt = Timestamp(at(10, 20))
+	return st
+}
+
+func statusWithReplies(t *testing.T, st *State, replies ...Reply) (*StatusReport, int) {
+	t.Helper()
+	rt, _ := newRuntime(t)
+	calls := 0
+	rt.Replies = func(item WorkItem) ([]Reply, error) {
+		calls++
+		if item.ID != "item" {
+			t.Errorf("replies read for %q", item.ID)
+		}
+		return replies, nil
+	}
+	rep, err := rt.StatusWith("item", st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, calls
+}
+
+func nodeReport(rep *StatusReport, id string) NodeReport {
+	for _, n := range rep.Nodes {
+		if n.Node == id {
+			return n
+		}
+	}
+	return NodeReport{}
+}
+
+func TestStatusHandsEachGateTheRepliesPostedWhileItWasOpen(t *testing.T) {
+	rep, calls := statusWithReplies(t, walked(),
+		reply("selected", at(10, 4)),
+		reply("approved", at(10, 10)), // at draft: answered nothing
+		reply("changes-requested", at(10, 31)),
+	)
+	if calls != 1 {
+		t.Errorf("the thread was read %d times, want once per item", calls)
+	}
+	if n := nodeReport(rep, "select"); n.Status != "pass" || n.Outcome != "selected" {
+		t.Errorf("select: %+v, want the reply posted while it was open", n)
+	}
+	if n := nodeReport(rep, "review"); n.Status != "pass" || n.Outcome != "changes-requested" {
+		t.Errorf("review: %+v, want the reply after it was entered, not the one before", n)
+	}
+}
+
+func TestAReplyToAnEarlierGateDoesNotPassALaterOne(t *testing.T) {
+	rep, _ := statusWithReplies(t, walked(), reply("approved", at(10, 10)), reply("approved", at(9, 0)))
+	if n := nodeReport(rep, "review"); n.Status != "wait" {
+		t.Errorf("review: %+v, want wait: no reply since it was entered", n)
+	}
+	if rep.OK {
+		t.Error("the report is OK with the gate it is at still waiting")
+	}
+}
+
+func TestAGateEnteredAgainReadsOnlyTheRepliesSinceItsLastExit(t *testing.T) {
+	st := walked()
+	st.Record("review").ExitedAt = Timestamp(at(10, 40)) // sent back to draft, then entered again
+	rep, _ := statusWithReplies(t, st, reply("changes-requested", at(10, 35)), reply("approved", at(10, 40)))
+	if n := nodeReport(rep, "review"); n.Status != "wait" {
+		t.Errorf("review: %+v, want wait: both replies answered the first visit", n)
+	}
+	rep, _ = statusWithReplies(t, st, reply("changes-requested", at(10, 35)), reply("approved", at(10, 50)))
+	if n := nodeReport(rep, "review"); n.Outcome != "approved" {
+		t.Errorf("review: %+v, want the reply to the second visit", n)
+	}
+}
+
+func TestALeftGateReadsItsWholeVisitAndAnUnenteredNodeNone(t *testing.T) {
+	st := walked()
+	st.CurrentNode = "build"
+	st.Record("review").ExitedAt = Timestamp(at(11, 0))
+	st.Record("build").EnteredAt = Timestamp(at(11, 0))
+	rep, _ := statusWithReplies(t, st, reply("approved", at(10, 20)), reply("lgtm", at(11, 0)), reply("late", at(11, 1)))
+	if n := nodeReport(rep, "review"); n.Outcome != "approved" {
+		t.Errorf("review: %+v, want its window [entered, exited] inclusive", n)
+	}
+	st.CurrentNode = "draft"
+	delete(st.Nodes, "review")
+	rep, _ = statusWithReplies(t, st, reply("approved", at(10, 30)))
+	if n := nodeReport(rep, "review"); n.Status != "wait" {
+		t.Errorf("review never entered: %+v, want wait", n)
+	}
+}
+
+func TestTheStartNodeOfAnItemThatNeverEnteredReadsTheWholeThread(t *testing.T) {
+	rep, _ := statusWithReplies(t, NewState("item"), reply("selected", at(1, 0)), Reply{Comment: Comment{Body: "undated"}})
+	if n := nodeReport(rep, "select"); n.Outcome != "selected" {
+		t.Errorf("select: %+v", n)
+	}
+	rep, _ = statusWithReplies(t, NewState("item"), Reply{Comment: Comment{Body: "selected"}})
+	if n := nodeReport(rep, "select"); n.Status != "wait" {
+		t.Errorf("an undated reply was placed: %+v", n)
+	}
+}
+
+func TestStatusReadsNoRepliesUnderRecomputeAndFailsWithTheSource(t *testing.T) {
+	rt, _ := newRuntime(t)
+	calls := 0
+	rt.Replies = func(WorkItem) ([]Reply, error) { calls++; return nil, errors.New("offline") }
+	if _, err := rt.StatusWith("item", walked(), true); err != nil || calls != 0 {
+		t.Errorf("recompute: err %v, %d reads; the state's timeline is ignored, so no replies", err, calls)
+	}
+	if _, err := rt.StatusWith("item", walked(), false); err == nil || err.Error() != "offline" {
+		t.Errorf("got %v, want the source's error", err)
+	}
+}
