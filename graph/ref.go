@@ -9,31 +9,51 @@ import (
 // RefPrefix starts every work item ref this tool builds: github:OWNER/REPO#N.
 const RefPrefix = "github:"
 
+// maxRefNumber bounds an issue number: GitHub's are 32-bit.
+const maxRefNumber = 1<<31 - 1
+
+// RefError is a string that is not a work item ref.
+type RefError struct {
+	Ref string
+	Msg string
+}
+
+func (e *RefError) Error() string {
+	return fmt.Sprintf("work item ref %q: %s; want %sOWNER/REPO#N, e.g. %sacme/shop#12", e.Ref, e.Msg, RefPrefix, RefPrefix)
+}
+
 // ParseRef splits a work item ref, github:OWNER/REPO#N, into its owner,
 // repository and issue (or pull request) number. It is RefFor's inverse
-// and as strict: the provider prefix is required, both names must pass
-// IsGitHubName and the number must be a positive decimal with no sign or
-// leading zero. Anything else (a bare work item id, a URL, a ref with a
-// path after the number) is an error saying what a ref looks like.
+// and as strict: no space around or inside it, both names pass
+// IsGitHubName, the number is a positive decimal with no sign or leading
+// zero that fits GitHub's 32 bits. A GitHub Enterprise host (the original
+// tool's github:HOST/OWNER/REPO#N) is refused: nothing here reaches one.
+// Anything else is a *RefError saying what a ref looks like.
 func ParseRef(ref string) (owner, repo string, number int, err error) {
-	bad := func(why string) (string, string, int, error) {
-		return "", "", 0, fmt.Errorf("work item ref %q: %s; want %sOWNER/REPO#NUMBER (pass --ref, or declare ticketing.github in the harness config and name the item issue-N)", ref, why, RefPrefix)
-	}
-	body, ok := strings.CutPrefix(ref, RefPrefix)
+	bad := func(msg string) (string, string, int, error) { return "", "", 0, &RefError{Ref: ref, Msg: msg} }
+	rest, ok := strings.CutPrefix(ref, RefPrefix)
 	if !ok {
-		return bad("not a GitHub ref")
+		return bad(`it does not start with "` + RefPrefix + `"`)
 	}
-	slug, num, ok := strings.Cut(body, "#")
+	path, num, ok := strings.Cut(rest, "#")
 	if !ok {
-		return bad("no issue number")
+		return bad(`no "#" before the issue number`)
 	}
-	owner, repo, ok = strings.Cut(slug, "/")
-	if !ok || !IsGitHubName(owner) || !IsGitHubName(repo) {
-		return bad("not an owner/repository pair")
+	parts := strings.Split(path, "/")
+	switch {
+	case len(parts) == 3:
+		return bad("a host before OWNER/REPO (GitHub Enterprise) is not supported")
+	case len(parts) != 2:
+		return bad("want OWNER/REPO before the #")
+	}
+	for _, p := range parts {
+		if !IsGitHubName(p) {
+			return bad(fmt.Sprintf("%q is not a GitHub owner or repository name (letters, digits, '.', '_', '-', not starting with a punctuation mark)", p))
+		}
 	}
 	n, err := strconv.Atoi(num)
-	if err != nil || n <= 0 || strconv.Itoa(n) != num {
-		return bad("the issue number is not a positive whole number")
+	if err != nil || n <= 0 || n > maxRefNumber || strconv.Itoa(n) != num {
+		return bad(fmt.Sprintf("issue number %q is not a positive whole number", num))
 	}
-	return owner, repo, n, nil
+	return parts[0], parts[1], n, nil
 }

@@ -18,7 +18,7 @@ func TestParseRefIsRefForsInverseAndAsStrict(t *testing.T) {
 	} {
 		if _, _, _, err := ParseRef(ref); err == nil {
 			t.Errorf("ParseRef(%q) accepted it", ref)
-		} else if !strings.Contains(err.Error(), "want github:OWNER/REPO#NUMBER") {
+		} else if !strings.Contains(err.Error(), "want github:OWNER/REPO#N") {
 			t.Errorf("ParseRef(%q): %v does not say what a ref looks like", ref, err)
 		}
 	}

@@ -374,7 +374,7 @@ func TestCallRefusesWhatItCannotDoBeforeCallingOut(t *testing.T) {
 		want   string
 	}{
 		{"notify", map[string]any{"ref": "github:acme/shop#3"}, "unsupported operation"},
-		{OpAddComment, map[string]any{"ref": "issue-3", "body": "x"}, "want github:OWNER/REPO#NUMBER"},
+		{OpAddComment, map[string]any{"ref": "issue-3", "body": "x"}, "want github:OWNER/REPO#N"},
 		{OpAddComment, map[string]any{"ref": "github:acme/shop#3", "body": " "}, "params.body"},
 		{OpSetLabels, map[string]any{"ref": "github:acme/shop#3", "labels": []any{}}, "params.labels"},
 		{OpSetLabels, map[string]any{"ref": "github:acme/shop#3", "labels": []any{3}}, "params.labels"},
