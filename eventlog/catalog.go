@@ -66,12 +66,12 @@ var Catalog = []EventType{
 	{"graph.started", LevelInfo, "A work item entered its loop's start node and ran its entry chain (work_item, node)."},
 	{"graph.state_write_failed", LevelError, "A work item's state could not be written after its transition's events were logged: those events describe a move that did not happen (work_item, error)."},
 	{"harness.config_scaffolded", LevelInfo, "the-loop adopted a repository with no harness config by writing the built-in default (work_item, path, repo)."},
-	{"routing.dropped", LevelInfo, "A verified webhook was not routed (gh_event, delivery_id, actor, reason: disabled-event | duplicate-delivery | no-work-item | unauthorized-actor)."},
-	{"routing.routed", LevelInfo, "A verified webhook mapped to work items and passed every guard (gh_event, delivery_id, work_items)."},
-	{"server.started", LevelInfo, "The webhook receiver started (host, port, path)."},
-	{"server.stopped", LevelInfo, "The webhook receiver shut down."},
-	{"webhook.received", LevelInfo, "An inbound webhook passed its signature check and was accepted for routing (gh_event, delivery_id)."},
-	{"webhook.rejected", LevelWarning, "An inbound webhook was refused before routing (delivery_id, reason: invalid-signature | invalid-payload | too-large)."},
+	{"routing.dropped", LevelInfo, "An accepted webhook was not routed: dropped on arrival (disabled-event | duplicate-delivery), by processing (no-work-item | self-authored | unauthorized-actor), or its processing failed and its delivery id was released for a redelivery (processing-failed, with error). Every queued delivery gets exactly one routing.routed or routing.dropped, across restarts (gh_event, delivery_id, work_item, action, reason, and the processor's fields such as actor)."},
+	{"routing.routed", LevelInfo, "An accepted webhook mapped to work items and passed every guard (gh_event, delivery_id, work_item, action, and the processor's fields such as work_items)."},
+	{"server.started", LevelInfo, "The webhook receiver started (host, port, path, queued: deliveries left by the last run)."},
+	{"server.stopped", LevelInfo, "The webhook receiver shut down; deliveries still queued are processed on the next start (queued)."},
+	{"webhook.received", LevelInfo, "An inbound webhook passed its signature check and was answered 202; one to be processed is durable in the queue before that (gh_event, delivery_id, work_item, action, verified)."},
+	{"webhook.rejected", LevelWarning, "An inbound webhook was refused before routing (delivery_id, gh_event, remote, reason: invalid-signature | invalid-payload | too-large | unsupported-media-type | unavailable)."},
 }
 
 // Lookup returns the catalog entry for event.
