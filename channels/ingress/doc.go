@@ -30,10 +30,11 @@
 // in one transaction; the event is put in an outbox in that same
 // transaction and written to the event log right after it; on restart the
 // outbox is checked against the log (from the offset it recorded), so a
-// line a kill kept out is written and one already there is not. Lost
-// instead: a line, when the log is rotated between the crash and the
-// restart (it is then written twice at most), and the webhook.received of
-// a delivery committed the instant before a kill (its outcome is not).
+// line a kill kept out is written and one already there is not. Two
+// things fall outside this: a log rotated between the crash and the restart
+// cannot be searched, so a line may then be written a second time; and the
+// webhook.received of a delivery committed the instant before a kill can
+// be missing (its outcome is not).
 //
 // What the Processor does is at-least-once: a delivery being processed
 // when the process dies, or processed and not yet recorded, is processed
