@@ -68,12 +68,12 @@ var Catalog = []EventType{
 	{"harness.config_scaffolded", LevelInfo, "the-loop adopted a repository with no harness config by writing the built-in default (work_item, path, repo)."},
 	{"reaction.added", LevelDebug, "A reaction acknowledging an inbound comment was added to it (work_item: the issue or pull request, state: started | completed | error, content, delivery_id)."},
 	{"reaction.failed", LevelWarning, "A reaction acknowledging an inbound comment could not be added; what the comment did is unaffected (work_item, state, content, error, delivery_id)."},
-	{"routing.dropped", LevelInfo, "A verified webhook was not routed (gh_event, delivery_id, actor, work_item, reason: disabled-event | duplicate-delivery | no-work-item | self-authored | unauthorized-actor | not-a-new-comment | control-ambiguous | control-rejected | graph-disabled | awaiting-start | paused | stopped | foreign-checkout | no-spec-dir | not-at-gate)."},
-	{"routing.routed", LevelInfo, "A verified webhook mapped to work items and passed every guard (gh_event, delivery_id, work_items)."},
-	{"server.started", LevelInfo, "The webhook receiver started (host, port, path)."},
-	{"server.stopped", LevelInfo, "The webhook receiver shut down."},
-	{"webhook.received", LevelInfo, "An inbound webhook passed its signature check and was accepted for routing (gh_event, delivery_id)."},
-	{"webhook.rejected", LevelWarning, "An inbound webhook was refused before routing (delivery_id, reason: invalid-signature | invalid-payload | too-large)."},
+	{"routing.dropped", LevelInfo, "An accepted webhook was not routed: dropped on arrival (disabled-event | duplicate-delivery), by processing (no-work-item | self-authored | unauthorized-actor | not-a-new-comment | control-ambiguous | control-rejected | graph-disabled | awaiting-start | paused | stopped | foreign-checkout | no-spec-dir | not-at-gate), or its processing failed and its delivery id was released for a redelivery (processing-failed, with error). Every queued delivery gets exactly one routing.routed or routing.dropped, across restarts (gh_event, delivery_id, work_item, action, reason, and the processor's fields such as actor)."},
+	{"routing.routed", LevelInfo, "An accepted webhook mapped to work items and passed every guard (gh_event, delivery_id, work_item, action, and the processor's fields such as work_items)."},
+	{"server.started", LevelInfo, "The webhook receiver started (host, port, path, queued: deliveries left by the last run)."},
+	{"server.stopped", LevelInfo, "The webhook receiver shut down; deliveries still queued are processed on the next start (queued)."},
+	{"webhook.received", LevelInfo, "An inbound webhook passed its signature check and was answered 202; one to be processed is durable in the queue before that (gh_event, delivery_id, work_item, action, verified)."},
+	{"webhook.rejected", LevelWarning, "An inbound webhook was refused before routing (delivery_id, gh_event, remote, reason: invalid-signature | invalid-payload | too-large | unsupported-media-type | unavailable)."},
 }
 
 // Lookup returns the catalog entry for event.

@@ -47,6 +47,87 @@ const (
 	MaxHookSeconds = 3600
 )
 
+// Defaults of the webhook receiver, webhooks.ghWebhook, and of the routing
+// keys it reads.
+const (
+	DefaultWebhookHost      = "127.0.0.1"
+	DefaultWebhookPort      = 8787
+	DefaultWebhookPath      = "/gh-webhook"
+	DefaultWebhookSecretEnv = "THE_LOOP_GH_WEBHOOK_SECRET"
+	// DefaultDedupCacheSize is how many processed delivery ids the
+	// receiver remembers (routing.dedupCacheSize). The original kept 1024
+	// in memory; ours are on disk and GitHub's redelivery reaches back
+	// days, so the default is larger.
+	DefaultDedupCacheSize = 100_000
+	// DefaultMaxConcurrentDispatches bounds the deliveries processed at
+	// once (routing.maxConcurrentDispatches).
+	DefaultMaxConcurrentDispatches = 4
+)
+
+// DefaultWebhookEvents are the GitHub events the receiver accepts when
+// webhooks.ghWebhook.events is unset or empty: every event the-loop can map
+// to a work item, issues and pull_request among them so that an item's end
+// always arrives.
+var DefaultWebhookEvents = []string{
+	"issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment",
+	"workflow_run", "check_run", "check_suite", "status",
+}
+
+// WebhookLifecycleEvents are the events without which a closed issue or a
+// merged pull request never reaches the receiver.
+var WebhookLifecycleEvents = []string{"issues", "pull_request"}
+
+// Webhook is the GitHub webhook receiver's configuration: the
+// webhooks.ghWebhook keys and the routing keys the receiver itself applies.
+type Webhook struct {
+	Host string // webhooks.ghWebhook.host
+	Port int    // webhooks.ghWebhook.port
+	Path string // webhooks.ghWebhook.path
+	// SecretEnv names the environment variable holding the HMAC secret
+	// (webhooks.ghWebhook.secretEnv); the secret is never in the file.
+	SecretEnv string
+	// Events are the event types accepted (webhooks.ghWebhook.events),
+	// DefaultWebhookEvents when unset or empty. A copy.
+	Events []string
+	// Workers bounds the deliveries processed at once
+	// (routing.maxConcurrentDispatches).
+	Workers int
+	// DedupCacheSize is how many processed delivery ids are remembered
+	// (routing.dedupCacheSize).
+	DedupCacheSize int
+}
+
+// Webhook returns the webhook receiver's configuration, defaults filled in.
+func (c *CLIConfig) Webhook() Webhook {
+	w := Webhook{
+		Host: DefaultWebhookHost, Port: DefaultWebhookPort, Path: DefaultWebhookPath,
+		SecretEnv: DefaultWebhookSecretEnv, Events: stringsAt(c.Doc, "webhooks.ghWebhook.events"),
+		Workers: DefaultMaxConcurrentDispatches, DedupCacheSize: DefaultDedupCacheSize,
+	}
+	if s, ok := stringAt(c.Doc, "webhooks.ghWebhook.host"); ok && strings.TrimSpace(s) != "" {
+		w.Host = strings.TrimSpace(s)
+	}
+	if n, ok := uintAt(c.Doc, "webhooks.ghWebhook.port"); ok && n > 0 && n <= 65535 {
+		w.Port = int(n)
+	}
+	if s, ok := stringAt(c.Doc, "webhooks.ghWebhook.path"); ok && s != "" {
+		w.Path = s
+	}
+	if s, ok := stringAt(c.Doc, "webhooks.ghWebhook.secretEnv"); ok && strings.TrimSpace(s) != "" {
+		w.SecretEnv = strings.TrimSpace(s)
+	}
+	if len(w.Events) == 0 {
+		w.Events = slices.Clone(DefaultWebhookEvents)
+	}
+	if n, ok := uintAt(c.Doc, "routing.maxConcurrentDispatches"); ok && n > 0 {
+		w.Workers = int(min(n, 1024))
+	}
+	if n, ok := uintAt(c.Doc, "routing.dedupCacheSize"); ok && n > 0 {
+		w.DedupCacheSize = int(min(n, 100_000_000))
+	}
+	return w
+}
+
 // Integrations outbound hooks can act through.
 const (
 	// IntegrationNone performs no outbound call: outbound hooks pass with a

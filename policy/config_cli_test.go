@@ -5,9 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // cliEnv isolates a test from the machine's CLI config: a fresh home and
@@ -303,5 +307,51 @@ func TestCompareVersions(t *testing.T) {
 		if got := compareVersions(tt.a, tt.b); got != tt.want {
 			t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+func TestTheWebhookReceiverConfigHasTheOriginalsDefaults(t *testing.T) {
+	cliEnv(t)
+	got := DefaultCLIConfig().Webhook()
+	want := Webhook{
+		Host: "127.0.0.1", Port: 8787, Path: "/gh-webhook", SecretEnv: "THE_LOOP_GH_WEBHOOK_SECRET",
+		Events: DefaultWebhookEvents, Workers: 4, DedupCacheSize: 100_000,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestTheWebhookReceiverConfigReadsItsKeys(t *testing.T) {
+	_, work := cliEnv(t)
+	p := writeCLI(t, work, `webhooks:
+  ghWebhook:
+    host: 0.0.0.0
+    port: 9000
+    path: /hooks/github
+    secretEnv: MY_SECRET
+    events: [issue_comment]
+routing:
+  maxConcurrentDispatches: 8
+  dedupCacheSize: 50
+`)
+	c, err := LoadCLIConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Webhook()
+	want := Webhook{Host: "0.0.0.0", Port: 9000, Path: "/hooks/github", SecretEnv: "MY_SECRET", Events: []string{"issue_comment"}, Workers: 8, DedupCacheSize: 50}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestAWebhookPathThatIsNotAbsoluteIsAConfigError(t *testing.T) {
+	_, work := cliEnv(t)
+	p := writeCLI(t, work, "webhooks:\n  ghWebhook:\n    path: gh-webhook\n")
+	_, err := LoadCLIConfig(p)
+	var ce *graph.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Error(), "path") {
+		t.Fatalf("got %v, want a ConfigError naming the path", err)
 	}
 }

@@ -1,0 +1,280 @@
+package ingress
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/channels"
+)
+
+// GitHub's headers on a delivery.
+const (
+	HeaderSignature256 = "X-Hub-Signature-256"
+	// HeaderSignatureSHA1 is GitHub's legacy signature; it is never
+	// accepted, alone or beside the SHA-256 one.
+	HeaderSignatureSHA1 = "X-Hub-Signature"
+	HeaderDelivery      = "X-GitHub-Delivery"
+	HeaderEvent         = "X-GitHub-Event"
+)
+
+// Reasons webhook.rejected gives for a delivery answered with an error.
+const (
+	RejectInvalidSignature = "invalid-signature"
+	RejectInvalidPayload   = "invalid-payload"
+	RejectTooLarge         = "too-large"
+	RejectMediaType        = "unsupported-media-type"
+	RejectUnavailable      = "unavailable"
+)
+
+// handler answers GitHub's deliveries and health probes.
+type handler struct {
+	q        *Queue
+	path     string
+	secret   []byte
+	insecure bool
+	opts     Options
+}
+
+// NewHandler returns the HTTP handler of the ingress: POST to opts.Path
+// takes a delivery in through q; GET /healthz (and /health, as the original
+// tool serves it) answers 200 "ok".
+//
+// A delivery is answered:
+//
+//   - 413 when its body is over MaxBody (refused on its Content-Length
+//     before any of it is read, else once MaxBody bytes have been);
+//   - 415 when its Content-Type is not application/json (GitHub can be set
+//     to send form-encoded payloads: they are refused);
+//   - 401 when X-Hub-Signature-256 is missing or is not the HMAC-SHA256 of
+//     the body's bytes under the secret (the SHA-1 X-Hub-Signature is never
+//     enough);
+//   - 400 when X-GitHub-Delivery or X-GitHub-Event is missing or malformed,
+//     or the body is not a JSON object;
+//   - 503 when the queue is full or closing, 500 when it cannot be written;
+//   - 202 once Queue.Accept has recorded it, including a delivery dropped
+//     as disabled-event or duplicate-delivery.
+//
+// Every refusal is logged as webhook.rejected. It returns ErrNoSecret when
+// opts has no Secret and Insecure is not set.
+func NewHandler(q *Queue, opts Options) (http.Handler, error) {
+	opts = opts.withDefaults()
+	if len(opts.Secret) == 0 && !opts.Insecure {
+		return nil, ErrNoSecret
+	}
+	if !strings.HasPrefix(opts.Path, "/") {
+		return nil, fmt.Errorf("webhook path %q: want an absolute URL path, such as %s", opts.Path, DefaultPath)
+	}
+	if isHealth(opts.Path) {
+		return nil, fmt.Errorf("webhook path %q: taken by the health probe", opts.Path)
+	}
+	return &handler{q: q, path: trimSlash(opts.Path), secret: opts.Secret, insecure: opts.Insecure, opts: opts}, nil
+}
+
+func trimSlash(p string) string {
+	if len(p) > 1 {
+		return strings.TrimSuffix(p, "/")
+	}
+	return p
+}
+
+func isHealth(p string) bool {
+	p = trimSlash(p)
+	return p == "/healthz" || p == "/health"
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch p := trimSlash(r.URL.Path); {
+	case isHealth(p):
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			answer(w, http.StatusMethodNotAllowed, "method not allowed", "")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "ok\n")
+	case p == h.path:
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			answer(w, http.StatusMethodNotAllowed, "method not allowed", "")
+			return
+		}
+		h.delivery(w, r)
+	default:
+		answer(w, http.StatusNotFound, "not found", "")
+	}
+}
+
+// response is the JSON body of every answer to a delivery, which GitHub
+// shows beside it in the webhook's delivery log.
+type response struct {
+	Status   string `json:"status"`
+	Delivery string `json:"delivery,omitempty"`
+	Dropped  string `json:"dropped,omitempty"`
+}
+
+func answer(w http.ResponseWriter, code int, status, delivery string) {
+	writeResponse(w, code, response{Status: status, Delivery: delivery})
+}
+
+func writeResponse(w http.ResponseWriter, code int, r response) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(r)
+}
+
+func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
+	id, event := r.Header.Get(HeaderDelivery), r.Header.Get(HeaderEvent)
+	reject := func(code int, reason, msg string) {
+		f := map[string]any{"reason": reason, "delivery_id": nonEmpty(clip(id)), "gh_event": nonEmpty(clip(event)), "remote": r.RemoteAddr}
+		if err := h.opts.Log.Emit("webhook.rejected", "", f); err != nil {
+			h.opts.Logger.Error("cannot write the event log", "err", err)
+		}
+		h.opts.Logger.Warn("delivery refused", "status", code, "reason", reason, "delivery_id", clip(id), "remote", r.RemoteAddr, "why", msg)
+		answer(w, code, msg, "")
+	}
+	if r.ContentLength > MaxBody {
+		// Refused unread: the server closes the connection rather than
+		// drain what is left.
+		reject(http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("payload over %d bytes", MaxBody))
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !isJSON(ct) {
+		msg := fmt.Sprintf("content type %q is not accepted; set the webhook's content type to application/json", ct)
+		reject(http.StatusUnsupportedMediaType, RejectMediaType, msg)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			reject(http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("payload over %d bytes", MaxBody))
+			return
+		}
+		reject(http.StatusBadRequest, RejectInvalidPayload, "the payload could not be read")
+		return
+	}
+	if !h.insecure {
+		if msg := verify(h.secret, body, r.Header); msg != "" {
+			reject(http.StatusUnauthorized, RejectInvalidSignature, msg)
+			return
+		}
+	}
+	if !validID(id) {
+		reject(http.StatusBadRequest, RejectInvalidPayload, "missing or malformed "+HeaderDelivery)
+		return
+	}
+	if !validEvent(event) {
+		reject(http.StatusBadRequest, RejectInvalidPayload, "missing or malformed "+HeaderEvent)
+		return
+	}
+	if !isObject(body) {
+		reject(http.StatusBadRequest, RejectInvalidPayload, "the payload is not a JSON object")
+		return
+	}
+	d := channels.Delivery{ID: id, Event: event, Body: body, Item: channels.ItemOf(body), Received: time.Now().UTC()}
+	rc, err := h.q.accept(d, !h.insecure)
+	switch {
+	case errors.Is(err, ErrQueueFull), errors.Is(err, ErrClosed):
+		reject(http.StatusServiceUnavailable, RejectUnavailable, err.Error())
+		return
+	case err != nil:
+		h.opts.Logger.Error("cannot record a delivery", "delivery_id", id, "err", err)
+		reject(http.StatusInternalServerError, RejectUnavailable, "the delivery could not be recorded")
+		return
+	}
+	writeResponse(w, http.StatusAccepted, response{Status: "accepted", Delivery: id, Dropped: rc.Dropped})
+}
+
+// verify checks a delivery's X-Hub-Signature-256 against the body it
+// signs, in constant time; it returns why it fails, or "".
+func verify(secret, body []byte, hdr http.Header) string {
+	sig := hdr.Get(HeaderSignature256)
+	if sig == "" {
+		if hdr.Get(HeaderSignatureSHA1) != "" {
+			return "X-Hub-Signature (SHA-1) is not accepted; X-Hub-Signature-256 is required"
+		}
+		return "missing X-Hub-Signature-256"
+	}
+	hexSum, ok := strings.CutPrefix(sig, "sha256=")
+	got, err := hex.DecodeString(hexSum)
+	if !ok || err != nil || len(got) != sha256.Size {
+		return "malformed X-Hub-Signature-256; want sha256=<64 hex digits>"
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return "invalid signature"
+	}
+	return ""
+}
+
+// Sign is the X-Hub-Signature-256 value GitHub sends with body under secret.
+func Sign(secret, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+func isObject(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}
+
+// validID accepts what GitHub sends as a delivery id (a GUID) and
+// anything else short and printable: it is a key and a log field.
+func validID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// validEvent accepts GitHub's event names: lower-case words joined by _.
+func validEvent(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// clip bounds a header value an unverified caller chose before it is
+// logged.
+func clip(s string) string {
+	if len(s) > 128 {
+		return s[:128] + "…"
+	}
+	return s
+}
+
+// nonEmpty is s, or nil (a field the event log leaves out) when s is "".
+func nonEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

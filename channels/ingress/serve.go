@@ -1,0 +1,101 @@
+package ingress
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/the-loop/the-loop/channels"
+)
+
+// QueueFile is the queue's file under the operator's state root.
+var QueueFile = filepath.Join("serve", "queue.db")
+
+// shutdownTimeout bounds how long a shutdown waits for the requests being
+// answered: each is a read, a signature and a commit.
+const shutdownTimeout = 10 * time.Second
+
+// Serve runs the ingress on ln until ctx is done: it opens the queue file
+// at dbPath, processes with p what a previous run left queued and whatever
+// is accepted, and answers deliveries with NewHandler's handler.
+//
+// When ctx is done it stops accepting (the listener is closed and the
+// requests being answered finish), lets the deliveries being processed
+// finish (see Queue.Run), closes the queue file, and returns nil. What was
+// queued and not started is processed on the next start. It logs
+// server.started and server.stopped.
+func Serve(ctx context.Context, ln net.Listener, dbPath string, p channels.Processor, opts Options) error {
+	opts = opts.withDefaults()
+	if len(opts.Secret) == 0 && !opts.Insecure {
+		return ErrNoSecret
+	}
+	q, err := OpenQueue(dbPath, opts)
+	if err != nil {
+		return err
+	}
+	h, err := NewHandler(q, opts)
+	if err != nil {
+		q.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	ran := make(chan error, 1)
+	go func() { ran <- q.Run(runCtx, p) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	host, port := splitAddr(ln.Addr())
+	emit(opts, "server.started", map[string]any{"host": host, "port": port, "path": opts.Path, "queued": q.Len()})
+	opts.Logger.Info("listening", "addr", ln.Addr().String(), "path", opts.Path, "queued", q.Len())
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		opts.Logger.Warn("requests still open at shutdown were cut", "err", err)
+	}
+	stopRun()
+	<-ran
+	left := q.Len()
+	closeErr := q.Close()
+	emit(opts, "server.stopped", map[string]any{"queued": left})
+	opts.Logger.Info("stopped", "queued", left)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return closeErr
+}
+
+func emit(opts Options, event string, fields map[string]any) {
+	if err := opts.Log.Emit(event, "", fields); err != nil {
+		opts.Logger.Error("cannot write the event log", "event", event, "err", err)
+	}
+}
+
+func splitAddr(a net.Addr) (string, int) {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String(), 0
+	}
+	n, _ := strconv.Atoi(port)
+	return host, n
+}
