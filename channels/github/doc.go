@@ -32,9 +32,12 @@
 // before any call.
 //
 // The api transport is a small REST client of its own (api.go) rather
-// than google/go-github, which is not among the modules this project can
-// take: it needs a handful of endpoints, and the retry and pagination
-// rules above, which go-github leaves to its caller anyway.
+// than google/go-github. Both transports answer one shape, a raw request
+// for a method and a path (the api transport over HTTP, the cli transport
+// through gh api), so that every operation is written once, in ops.go;
+// go-github's typed calls would split that in two. It needs a handful of
+// endpoints, and the retry and pagination rules above, which go-github
+// leaves to its caller anyway.
 //
 // # Limits
 //
