@@ -41,6 +41,9 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
     go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
     go test -run '^$' -fuzz '^FuzzReadFile$' -fuzztime {{seconds}}s ./repo
+    go test -run '^$' -fuzz '^FuzzParseRef$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzItemOf$' -fuzztime {{seconds}}s ./channels
+    go test -run '^$' -fuzz '^FuzzVocabularyParse$' -fuzztime {{seconds}}s ./channels
 
 # Time whole `check --all` processes on a generated 200-item repository.
 bench-process runs="21":

@@ -165,3 +165,23 @@ func TestRefNamesItsItemAndCompareIgnoringCase(t *testing.T) {
 		t.Error("the zero Ref names nothing")
 	}
 }
+
+// FuzzVocabularyParse: whatever the body, a parse is one command, an
+// ambiguity with no command, or nothing, and the command is one it matched.
+func FuzzVocabularyParse(f *testing.F) {
+	for _, s := range []string{"the-loop start", "THE-LOOP Stop the-loop start", "the-loop started", "x the-loop execute.", "the-loop:start", ""} {
+		f.Add(s)
+	}
+	v := NewVocabulary(func(c string) string { return "the-loop " + c })
+	f.Fuzz(func(t *testing.T, body string) {
+		c := v.Parse(body)
+		switch {
+		case c.Ambiguous && (c.Command != "" || len(c.Matched) < 2):
+			t.Fatalf("%q: ambiguous with command %q and matches %v", body, c.Command, c.Matched)
+		case !c.Ambiguous && len(c.Matched) > 1:
+			t.Fatalf("%q: %v matched, and not ambiguous", body, c.Matched)
+		case c.Command != "" && !slices.Contains(c.Matched, c.Command):
+			t.Fatalf("%q: command %q is not among the matches %v", body, c.Command, c.Matched)
+		}
+	})
+}

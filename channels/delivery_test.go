@@ -18,3 +18,19 @@ func TestItemOfNamesTheIssueOrPullRequestAPayloadConcerns(t *testing.T) {
 		}
 	}
 }
+
+// FuzzItemOf: any body, however malformed, names a well-formed ref or none.
+func FuzzItemOf(f *testing.F) {
+	f.Add([]byte(`{"repository": {"full_name": "acme/shop"}, "issue": {"number": 12}}`))
+	f.Add([]byte(`{"repository": {"full_name": "acme/shop"}, "pull_request": {"number": 9}}`))
+	f.Add([]byte(`[[[[`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ref := ItemOf(body)
+		if ref == "" {
+			return
+		}
+		if _, err := ParseRef(ref); err != nil {
+			t.Fatalf("ItemOf named %q, which is not a ref: %v", ref, err)
+		}
+	})
+}

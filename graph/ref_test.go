@@ -23,3 +23,20 @@ func TestParseRefIsRefForsInverseAndAsStrict(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseRef holds ParseRef to RefFor's inverse: whatever it accepts,
+// RefFor writes back byte for byte.
+func FuzzParseRef(f *testing.F) {
+	for _, s := range []string{"github:acme/shop#12", "github:a/b#1", "github:h/a/b#1", "github:acme/shop#012", "issue-3", "github:a/b#2147483648"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		owner, repo, n, err := ParseRef(s)
+		if err != nil {
+			return
+		}
+		if back := RefFor(owner+"/"+repo, n); back != s {
+			t.Fatalf("ParseRef(%q) = %q %q %d, which RefFor writes %q", s, owner, repo, n, back)
+		}
+	})
+}
