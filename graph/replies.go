@@ -30,10 +30,12 @@ type ReplySource func(item WorkItem) ([]Reply, error)
 //     the thread: advance evaluates it without entering it.
 //   - Any other node never entered, or whose times do not parse: none.
 //
-// Nil when no reply falls in the window.
-func repliesAt(replies []Reply, n *Node, st *State, start string) *Event {
+// Replies an earlier gate passed on (consumed) are left out. The event is
+// nil when no reply falls in the window; handed are the indexes of those
+// it holds.
+func repliesAt(replies []Reply, consumed []bool, n *Node, st *State, start string) (ev *Event, handed []int) {
 	if len(replies) == 0 {
-		return nil
+		return nil, nil
 	}
 	rec := st.Nodes[n.ID]
 	if rec == nil {
@@ -49,7 +51,7 @@ func repliesAt(replies []Reply, n *Node, st *State, start string) *Event {
 	case hasEntered:
 		after = func(t time.Time) bool { return !t.Before(entered) }
 	default:
-		return nil
+		return nil, nil
 	}
 	left := hasExited && after(exited)
 	in := func(t time.Time) bool { return after(t) && left && !t.After(exited) }
@@ -59,17 +61,17 @@ func repliesAt(replies []Reply, n *Node, st *State, start string) *Event {
 			in = func(t time.Time) bool { return t.After(exited) }
 		}
 	}
-	var ev *Event
-	for _, r := range replies {
-		if r.At.IsZero() || !in(r.At) {
+	for i, r := range replies {
+		if r.At.IsZero() || consumed[i] || !in(r.At) {
 			continue
 		}
 		if ev == nil {
 			ev = &Event{}
 		}
 		ev.Comments = append(ev.Comments, r.Comment)
+		handed = append(handed, i)
 	}
-	return ev
+	return ev, handed
 }
 
 // parseStamp reads a graph-state time: this tool's Timestamp, or the

@@ -64,8 +64,39 @@ func TestStatusHandsEachGateTheRepliesPostedWhileItWasOpen(t *testing.T) {
 	if n := nodeReport(rep, "select"); n.Status != "pass" || n.Outcome != "selected" {
 		t.Errorf("select: %+v, want the reply posted while it was open", n)
 	}
-	if n := nodeReport(rep, "review"); n.Status != "pass" || n.Outcome != "changes-requested" {
-		t.Errorf("review: %+v, want the reply after it was entered, not the one before", n)
+	// The reply after it was entered, not the one before; and since it
+	// sends the item back, the gate is not met.
+	if n := nodeReport(rep, "review"); n.Status != "block" || n.Outcome != "changes-requested" || n.Messages[0] != "review was answered changes-requested: the item goes back to draft" {
+		t.Errorf("review: %+v, want a block saying the item goes back", n)
+	}
+	if rep.OK || !rep.Blocked() {
+		t.Error("a gate that sent the item back is reported met")
+	}
+}
+
+// The state is the checkout's: a change under review can draw whatever
+// windows it likes. However they overlap, one reply answers one gate.
+func TestOneReplyAnswersOneGateWhateverWindowsTheStateDraws(t *testing.T) {
+	st := walked()
+	st.CurrentNode = "build"
+	for _, id := range []string{"select", "draft", "review"} {
+		st.Record(id).EnteredAt = Timestamp(at(9, 0))
+		st.Record(id).ExitedAt = Timestamp(at(23, 0))
+	}
+	// select passes on the replies it is handed, and they are spent: the
+	// approval in its window does not pass review too.
+	rep, _ := statusWithReplies(t, st, reply("selected", at(10, 0)), reply("approved", at(10, 1)))
+	if n := nodeReport(rep, "select"); n.Status != "pass" {
+		t.Errorf("select: %+v, want the first reply", n)
+	}
+	if n := nodeReport(rep, "review"); n.Status != "wait" {
+		t.Errorf("review: %+v, want wait: the replies select passed on are spent", n)
+	}
+	// A gate that waits spends nothing.
+	st.Record("select").EnteredAt = Timestamp(at(11, 0))
+	later, _ := statusWithReplies(t, st, reply("approved", at(10, 1)))
+	if n := nodeReport(later, "review"); n.Status != "pass" || n.Outcome != "approved" {
+		t.Errorf("review: %+v, want the approval no gate before it passed on", n)
 	}
 }
 

@@ -160,6 +160,10 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	}
 	skips := rt.DeclaredSkips(st)
 	refused := rt.refusedSkips(st)
+	// A reply answers one gate at most: once a gate has passed on the
+	// replies it was handed, no later gate is handed them again, whatever
+	// windows the state's times draw (the state is the checkout's).
+	consumed := make([]bool, len(replies))
 	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Loop: rt.Graph.Name, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
@@ -174,7 +178,22 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 				Hooks: chainRuns(n, nil, NotRunSkipped+": "+prov)})
 			continue
 		}
-		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, repliesAt(replies, n, st, rt.Graph.Start)))
+		var event *Event
+		var handed []int
+		if n.Actor == ActorHuman {
+			event, handed = repliesAt(replies, consumed, n, st, rt.Graph.Start)
+		}
+		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, event))
+		if out.Status == StatusPass {
+			for _, i := range handed {
+				consumed[i] = true
+			}
+			if back, ok := rt.sentBack(n, out.Outcome()); ok {
+				// An answer that sends the item back (changes requested)
+				// is a decision, and the node is not met by it.
+				out = sendsBack(n, out, back)
+			}
+		}
 		msgs := renderMessages(out.Messages())
 		findings := chainFindings(n.ID, out)
 		for _, w := range out.Warnings {
@@ -204,6 +223,35 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	}
 	rep.settle()
 	return rep, nil
+}
+
+// sentBack is where outcome's edge takes the item from n, when that is n
+// itself or a node before it: a gate answered "changes requested" passes
+// its chain under advance, which then routes the item back.
+func (rt *Runtime) sentBack(n *Node, outcome string) (string, bool) {
+	to, ok := rt.Graph.Next(n.ID, outcome)
+	if !ok || rt.Graph.Index(to) > rt.Graph.Index(n.ID) {
+		return "", false
+	}
+	return to, true
+}
+
+// sendsBack is out as check reports a gate answered with an outcome that
+// sends the item back to node back: a block, saying so, at the hook that
+// decided it.
+func sendsBack(n *Node, out ChainOutcome, back string) ChainOutcome {
+	decider := "the gate"
+	for i := len(out.Results) - 1; i >= 0; i-- {
+		if out.Results[i].DeclaredOutcome() != "" {
+			decider = out.Results[i].Hook
+			break
+		}
+	}
+	r := Block(decider, Errorf("%s was answered %s: the item goes back to %s", n.ID, out.Outcome(), back))
+	r.Data = map[string]any{"outcome": out.Outcome()}
+	out.Results = append(slices.Clip(out.Results), r)
+	out.Status, out.Blocking = StatusBlock, &out.Results[len(out.Results)-1]
+	return out
 }
 
 func firstUnmet(nodes []NodeReport, fallback string) string {
