@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -111,6 +112,9 @@ type Position struct {
 	Entered bool
 	// Human is set when Node is answered by a person: a reply goes to it.
 	Human bool
+	// EnteredAt is when the item last entered Node, as its state records
+	// it; zero when it does not, or not in a form that reads.
+	EnteredAt time.Time
 }
 
 // Position reads where item stands on sel's loop, from its state alone: it
@@ -137,5 +141,8 @@ func (e *Engine) Position(item string, sel Selector) (Position, error) {
 		return Position{}, &graph.StateError{Path: path.Join(dir, graph.StateFile), Msg: fmt.Sprintf("currentNode %q is not a node of %s", p.Node, name)}
 	}
 	p.Human = n.Actor == graph.ActorHuman
+	if rec := st.Nodes[p.Node]; rec != nil && p.Entered {
+		p.EnteredAt, _ = time.Parse(time.RFC3339Nano, rec.EnteredAt)
+	}
 	return p, nil
 }

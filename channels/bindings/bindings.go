@@ -43,7 +43,17 @@ type Binding struct {
 	// Control is the last control command applied to the work item, nil
 	// when none has been.
 	Control *Control `json:"control,omitempty"`
+	// Acted are the ids of the latest comments the ingress acted on for
+	// the work item, at most maxActed, oldest first: a signed delivery
+	// replayed under a new delivery id is still the same comment.
+	Acted []int64 `json:"acted,omitempty"`
 }
+
+// maxActed bounds Binding.Acted.
+const maxActed = 1000
+
+// HasActed reports whether the ingress acted on comment id for b.
+func (b Binding) HasActed(id int64) bool { return slices.Contains(b.Acted, id) }
 
 // Control is a control command recorded for a work item: what makes a
 // start outlive the process that received it, and a stop or pause hold the
@@ -57,6 +67,9 @@ type Control struct {
 	At string `json:"at"`
 	// Delivery is the webhook delivery that carried it, "" for none.
 	Delivery string `json:"delivery,omitempty"`
+	// CommentAt is when the comment that asked for it was written, RFC
+	// 3339: a command written before it is stale, and changes nothing.
+	CommentAt string `json:"commentAt,omitempty"`
 }
 
 // Started reports whether the last control command armed the work item
@@ -238,6 +251,25 @@ func (s *Store) Record(ref channels.Ref, c Control) (Binding, error) {
 		return true, nil
 	})
 	return b, err
+}
+
+// Acted records that the ingress acted on comment id for ref's work item.
+func (s *Store) Acted(ref channels.Ref, id int64) error {
+	return s.change(func(d *document) (bool, error) {
+		i, ok := find(d, ref)
+		if !ok {
+			return false, fmt.Errorf("%s: %w", ref, ErrNotBound)
+		}
+		b := &d.Bindings[i]
+		if b.HasActed(id) {
+			return false, nil
+		}
+		b.Acted = append(b.Acted, id)
+		if over := len(b.Acted) - maxActed; over > 0 {
+			b.Acted = slices.Delete(b.Acted, 0, over)
+		}
+		return true, nil
+	})
 }
 
 // Lookup returns ref's binding; ok is false when it is not bound.

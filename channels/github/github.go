@@ -45,6 +45,9 @@ const (
 	OpListLabels       = "list-labels"
 	OpRequestReviewers = "request-reviewers"
 	OpAddReaction      = "add-reaction"
+	// ParamCommentID is add-reaction's parameter naming the comment to
+	// react on; without it the reaction is on the issue itself.
+	ParamCommentID = "commentId"
 	// opGetLabels is the original tool's name for list-labels.
 	opGetLabels = "get-labels"
 )
@@ -446,9 +449,9 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 		return emptyResult(in.RequestReviewers(ctx, ref, users, teams))
 	case OpAddReaction:
 		content, _ := params["content"].(string)
-		id, ok := intParam(params["commentId"])
+		id, ok := intParam(params[ParamCommentID])
 		if !ok {
-			return fail("params.commentId: want a positive comment id")
+			return fail("params." + ParamCommentID + ": want a positive comment id")
 		}
 		return emptyResult(in.AddReaction(ctx, ref, id, content))
 	}

@@ -30,7 +30,7 @@ func Example() {
 		return
 	}
 	body := []byte(`{"action": "created", "repository": {"full_name": "acme/shop"},
-		"issue": {"number": 12}, "comment": {"id": 1, "body": "Approved", "user": {"login": "alice"}}}`)
+		"issue": {"number": 12}, "comment": {"id": 1, "body": "Approved", "created_at": "2026-05-02T10:00:00Z", "user": {"login": "alice"}}}`)
 	out, err := r.Process(context.Background(), channels.Delivery{ID: "d-1", Event: "issue_comment", Body: body, Item: channels.ItemOf(body)})
 	fmt.Println(out.Routed, out.Reason, out.Fields["work_items"], err)
 	// Output: false no-work-item [github:acme/shop#12] <nil>

@@ -110,8 +110,14 @@ func (r *Router) control(ctx context.Context, in *inbound, t *target, command st
 	if in.actor == "" || !builtins.IsAuthorized(in.actor, r.cli.AuthorizedUsers()) {
 		return r.reject(in, t, command, channels.DropUnauthorizedActor), nil
 	}
+	if last := t.binding.Control; last != nil {
+		if at, err := time.Parse(time.RFC3339Nano, last.CommentAt); err == nil && in.comment.CreatedAt.Before(at) {
+			return dropped(DropStale, t.fields(in, "control", command, "why", "written before the last command applied")), nil
+		}
+	}
 	record := func() error {
-		_, err := r.bindings.Record(t.work, bindings.Control{Command: command, Actor: in.actor, Delivery: in.d.ID})
+		_, err := r.bindings.Record(t.work, bindings.Control{Command: command, Actor: in.actor, Delivery: in.d.ID,
+			CommentAt: in.comment.CreatedAt.UTC().Format(time.RFC3339)})
 		return err
 	}
 	applied := func(effect string, kv ...any) (channels.Outcome, error) {
@@ -231,6 +237,9 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 	}
 	if err != nil {
 		return r.fault(in, t, "advance", err)
+	}
+	if pos.Entered && !pos.EnteredAt.IsZero() && in.comment.CreatedAt.Before(pos.EnteredAt) {
+		return dropped(DropStale, t.fields(in, "node", pos.Node, "why", "written before the item entered "+pos.Node)), nil
 	}
 	var kv []any
 	if !pos.Entered {

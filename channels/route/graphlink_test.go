@@ -9,13 +9,16 @@ import (
 	"testing"
 
 	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
 )
 
 func TestAnApprovalByAnAuthorizedUserMovesTheGateItWaitsAt(t *testing.T) {
 	e := newEnv(t, "")
 	e.bind("github:acme/shop#12", channels.CommandStart)
-	out, err := e.process(newComment("d1", "acme/shop", 12, "alice", "Approved").build())
+	d := newComment("d1", "acme/shop", 12, "alice", "Approved")
+	id := d.p["comment"].(map[string]any)["id"]
+	out, err := e.process(d.build())
 	f := wantRouted(t, out, err)
 	if f["node"] != "requirements-approval" || f["status"] != "pass" || f["outcome"] != "approved" || f["to"] != "design" {
 		t.Errorf("fields = %v", f)
@@ -30,7 +33,7 @@ func TestAnApprovalByAnAuthorizedUserMovesTheGateItWaitsAt(t *testing.T) {
 		t.Errorf("reactions = %v, want eyes then hooray", got)
 	}
 	for _, c := range e.in.calls {
-		if c.Op == OpAddReaction && (c.Params["ref"] != "github:acme/shop#12" || c.Params["comment_id"] != int64(9001)) {
+		if c.Op == OpAddReaction && (c.Params["ref"] != "github:acme/shop#12" || c.Params[github.ParamCommentID] != id) {
 			t.Errorf("a reaction went to %v", c.Params)
 		}
 	}

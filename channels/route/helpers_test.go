@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
@@ -237,14 +239,19 @@ type delivery struct {
 	p         map[string]any
 }
 
-// newComment is an issue_comment "created" on repo's issue number by actor.
+// commentIDs numbers the comments tests make: each is a comment of its own.
+var commentIDs atomic.Int64
+
+// newComment is an issue_comment "created" now on repo's issue number by
+// actor.
 func newComment(id, repo string, number int, actor, body string) *delivery {
 	return &delivery{id: id, event: "issue_comment", p: map[string]any{
 		"action":     "created",
 		"repository": map[string]any{"full_name": repo},
 		"issue":      map[string]any{"number": number, "body": "", "title": "an issue"},
-		"comment":    map[string]any{"id": 9001, "body": body, "user": map[string]any{"login": actor, "type": "User"}},
-		"sender":     map[string]any{"login": actor, "type": "User"},
+		"comment": map[string]any{"id": 9000 + commentIDs.Add(1), "body": body, "created_at": time.Now().UTC().Format(time.RFC3339),
+			"user": map[string]any{"login": actor, "type": "User"}},
+		"sender": map[string]any{"login": actor, "type": "User"},
 	}}
 }
 

@@ -2,6 +2,7 @@ package route
 
 import (
 	"errors"
+	"github.com/the-loop/the-loop/channels/github"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -28,7 +29,7 @@ func (r *Router) react(in *inbound, moment string) {
 		return
 	}
 	in.reacted[moment] = true
-	params := map[string]any{"ref": in.entity.String(), "comment_id": in.comment.ID, "content": content}
+	params := map[string]any{"ref": in.entity.String(), github.ParamCommentID: in.comment.ID, "content": content}
 	_, err := r.integration.Call(OpAddReaction, params)
 	switch {
 	case errors.Is(err, graph.ErrIntegrationUnavailable):

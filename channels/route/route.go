@@ -6,10 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
@@ -45,12 +47,20 @@ const (
 	// DropNotAtGate: the work item is not at a human gate, so a comment
 	// is not an answer to anything.
 	DropNotAtGate = "not-at-gate"
+	// DropReplayed: the ingress already acted on this comment; a delivery
+	// carrying it again, under whatever delivery id, changes nothing.
+	DropReplayed = "replayed-comment"
+	// DropStale: the comment was written before what it would act on
+	// began: before the gate the item waits at was entered, or before the
+	// control command last applied was written. It answered something
+	// else, or nothing.
+	DropStale = "stale-comment"
 )
 
-// OpAddReaction is the integration operation reactions go through:
-// params {ref (the issue or pull request the comment is on), comment_id
-// (int64), content (a GitHub reaction name)}.
-const OpAddReaction = "add-reaction"
+// OpAddReaction is the integration operation reactions go through, the
+// GitHub integration's: params {ref (the issue or pull request the comment
+// is on), github.ParamCommentID (int64), content (a GitHub reaction name)}.
+const OpAddReaction = github.OpAddReaction
 
 // Config is what New needs. Only CLI is required.
 type Config struct {
@@ -176,6 +186,15 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 	case !ok:
 		return dropped(channels.DropNoWorkItem, t.fields(in)), nil
 	}
+	// The signature covers the body, not the delivery id: a captured
+	// delivery sent again under a new id is the same comment, and is
+	// refused as one, whatever gate the item waits at now.
+	if t.binding.HasActed(in.comment.ID) {
+		return dropped(DropReplayed, t.fields(in, "comment_id", in.comment.ID)), nil
+	}
+	if in.comment.CreatedAt.IsZero() {
+		return dropped(DropStale, t.fields(in, "why", "the comment says not when it was written")), nil
+	}
 
 	c := r.vocabulary.Parse(in.comment.Body)
 	switch {
@@ -188,9 +207,23 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 		r.emit("control.command", "info", map[string]any{"work_item": t.work.String(), "command": c.Command,
 			"actor": in.actor, "via": "comment", "effect": "handed-to-graph", "delivery_id": d.ID})
 	case c.Command != "":
-		return r.control(ctx, in, t, c.Command)
+		return r.acted(in, t)(r.control(ctx, in, t, c.Command))
 	}
-	return r.answer(ctx, in, t)
+	return r.acted(in, t)(r.answer(ctx, in, t))
+}
+
+// acted records, when the outcome is routed, that the ingress acted on
+// the comment: a replay of it is refused from then on. A failure to
+// record is logged; what the comment did stands.
+func (r *Router) acted(in *inbound, t *target) func(channels.Outcome, error) (channels.Outcome, error) {
+	return func(out channels.Outcome, err error) (channels.Outcome, error) {
+		if err == nil && out.Routed {
+			if rerr := r.bindings.Acted(t.work, in.comment.ID); rerr != nil {
+				r.log.Warn("could not record the comment acted on; a replay of it would be read again", "work_item", t.work, "comment_id", in.comment.ID, "err", rerr)
+			}
+		}
+		return out, err
+	}
 }
 
 // target is the bound work item the delivery concerns: the issue or pull
@@ -363,9 +396,10 @@ type pullRequest struct {
 }
 
 type comment struct {
-	ID   int64   `json:"id"`
-	Body string  `json:"body"`
-	User account `json:"user"`
+	ID        int64     `json:"id"`
+	Body      string    `json:"body"`
+	User      account   `json:"user"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 type account struct {

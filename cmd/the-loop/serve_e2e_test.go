@@ -68,7 +68,8 @@ func TestServeDrivesABoundWorkItemFromSignedComments(t *testing.T) {
 		return resp.StatusCode
 	}
 	comment := func(id int, author, text string) string {
-		return fmt.Sprintf(`{"action":"created","repository":{"full_name":"acme/shop"},"issue":{"number":12},"comment":{"id":%d,"user":{"login":%q,"type":"User"},"body":%q},"sender":{"login":%q}}`, id, author, text, author)
+		return fmt.Sprintf(`{"action":"created","repository":{"full_name":"acme/shop"},"issue":{"number":12},"comment":{"id":%d,"user":{"login":%q,"type":"User"},"body":%q,"created_at":%q},"sender":{"login":%q}}`,
+			id, author, text, time.Now().UTC().Format(time.RFC3339), author)
 	}
 	steps := []struct {
 		id, event, body, secret string

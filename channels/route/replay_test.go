@@ -1,0 +1,123 @@
+package route
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/channels/github"
+	"github.com/the-loop/the-loop/channels/github/githubtest"
+)
+
+// The signature covers the body and not the delivery id: anyone who saw a
+// signed delivery can send it again under a new id. The same comment never
+// acts twice, and a comment older than what it would act on acts not at
+// all.
+func TestACapturedApprovalCannotPassALaterGate(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	approval := newComment("d1", "acme/shop", 12, "alice", "Approved")
+	out, err := e.process(approval.build())
+	wantRouted(t, out, err)
+	if st := e.state("docs/specs/issue-12/graph-state.json"); st.CurrentNode != "design" {
+		t.Fatalf("the item is at %q, want design", st.CurrentNode)
+	}
+	// The item goes on to design-approval, as an agent would take it.
+	e.moveTo("docs/specs/issue-12/graph-state.json", "design-approval", time.Now().Add(time.Minute))
+
+	replay := *approval
+	replay.id = "d1-again"
+	if out, err := e.process(replay.build()); err != nil || out.Reason != DropReplayed {
+		t.Errorf("the same comment again: %+v %v, want %s", out, err, DropReplayed)
+	}
+	// Another comment, written before design-approval was entered.
+	old := newComment("d2", "acme/shop", 12, "alice", "Approved")
+	if out, err := e.process(old.build()); err != nil || out.Reason != DropStale {
+		t.Errorf("an approval written before the gate: %+v %v, want %s", out, err, DropStale)
+	}
+	if st := e.state("docs/specs/issue-12/graph-state.json"); st.CurrentNode != "design-approval" {
+		t.Errorf("a replay moved the item to %q", st.CurrentNode)
+	}
+}
+
+func TestAStartWrittenBeforeAStopDoesNotReArmTheItem(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	start := newComment("d1", "acme/shop", 12, "alice", "the-loop start")
+	start.p["comment"].(map[string]any)["created_at"] = "2026-06-01T09:00:00Z"
+	stop := newComment("d2", "acme/shop", 12, "alice", "the-loop stop")
+	stop.p["comment"].(map[string]any)["created_at"] = "2026-06-01T10:00:00Z"
+	out, err := e.process(stop.build())
+	wantRouted(t, out, err)
+	if out, err := e.process(start.build()); err != nil || out.Reason != DropStale {
+		t.Errorf("an earlier start after a stop: %+v %v, want %s", out, err, DropStale)
+	}
+	if e.binding("github:acme/shop#12").Command() != channels.CommandStop {
+		t.Error("the stale start was recorded")
+	}
+	undated := newComment("d3", "acme/shop", 12, "alice", "Approved")
+	delete(undated.p["comment"].(map[string]any), "created_at")
+	if out, _ := e.process(undated.build()); out.Reason != DropStale {
+		t.Errorf("a comment that says not when it was written: %+v, want %s", out, DropStale)
+	}
+}
+
+// The router and the GitHub integration name add-reaction's comment one
+// way: the reaction lands on the comment, not on the issue.
+func TestAReactionLandsOnTheCommentThroughGitHub(t *testing.T) {
+	srv := githubtest.NewServer()
+	defer srv.Close()
+	srv.AddIssue("acme/shop#12", githubtest.Issue{})
+	in, err := github.New(github.Options{Transport: github.TransportAPI, BaseURL: srv.URL,
+		Env: func(k string) string { return map[string]string{"GH_TOKEN": "t0ken"}[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, "")
+	e.router.integration = in
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	d := newComment("d1", "acme/shop", 12, "alice", "Approved")
+	id := d.p["comment"].(map[string]any)["id"].(int64)
+	out, err := e.process(d.build())
+	wantRouted(t, out, err)
+	var paths []string
+	for _, c := range srv.Calls() {
+		if strings.HasSuffix(c.Path, "/reactions") {
+			paths = append(paths, c.Method+" "+c.Path)
+		}
+	}
+	want := "POST /repos/acme/shop/issues/comments/" + strconv.FormatInt(id, 10) + "/reactions"
+	if len(paths) == 0 || paths[0] != want {
+		t.Errorf("reactions went to %v, want %s", paths, want)
+	}
+}
+
+// moveTo puts the item's state at node, entered at when.
+func (e *env) moveTo(rel, node string, when time.Time) {
+	e.t.Helper()
+	p := filepath.Join(e.checkout, filepath.FromSlash(rel))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(data, &st); err != nil {
+		e.t.Fatal(err)
+	}
+	st["currentNode"] = node
+	nodes, _ := st["nodes"].(map[string]any)
+	if nodes == nil {
+		nodes = map[string]any{}
+	}
+	nodes[node] = map[string]any{"attempts": 0, "outcome": "", "enteredAt": when.UTC().Format(time.RFC3339), "exitedAt": "", "lastBlock": "", "forced": false}
+	st["nodes"] = nodes
+	out, _ := json.MarshalIndent(st, "", "  ")
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
