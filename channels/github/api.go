@@ -39,11 +39,32 @@ type apiTransport struct {
 
 func newAPI(o Options, token, tokenVar string) *apiTransport {
 	base, _ := parseBaseURL(o.BaseURL) // checked by withDefaults
-	client := o.HTTPClient
-	if client == nil {
-		client = &http.Client{}
+	a := &apiTransport{base: base, token: token, tokenVar: tokenVar, o: o}
+	client := &http.Client{}
+	if o.HTTPClient != nil {
+		c := *o.HTTPClient
+		client = &c
 	}
-	return &apiTransport{base: base, token: token, tokenVar: tokenVar, client: client, o: o}
+	// The token goes with every request, and Go forwards it on a redirect
+	// to the same host name whatever its port or scheme: a redirect is
+	// followed only within the API root, as a next page's link is.
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("stopped after 5 redirects")
+		}
+		if !a.under(req.URL) {
+			return fmt.Errorf("redirected to %s, which is not under %s; not followed", cut(req.URL.String(), 200), a.base)
+		}
+		return nil
+	}
+	a.client = client
+	return a
+}
+
+// under reports whether u lies under the API root: its scheme, host and
+// port, and a path below the root's.
+func (a *apiTransport) under(u *url.URL) bool {
+	return u.Scheme == a.base.Scheme && u.Host == a.base.Host && strings.HasPrefix(u.EscapedPath(), a.base.EscapedPath()+"/")
 }
 
 func (a *apiTransport) name() string { return TransportAPI }
@@ -97,7 +118,7 @@ func (a *apiTransport) nextPage(link string) (string, error) {
 		}
 		raw := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(target), "<"), ">")
 		u, err := url.Parse(raw)
-		if err != nil || u.Scheme != a.base.Scheme || u.Host != a.base.Host || !strings.HasPrefix(u.EscapedPath(), a.base.EscapedPath()+"/") {
+		if err != nil || !a.under(u) {
 			return "", fmt.Errorf("the next page's link %q is not under %s", cut(raw, 200), a.base)
 		}
 		return u.String(), nil

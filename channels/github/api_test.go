@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,6 +334,30 @@ func TestAPageLinkOutsideTheAPIRootIsNotFollowed(t *testing.T) {
 	_, err := in.Call(OpListComments, map[string]any{"ref": "github:acme/shop#3"})
 	if err == nil || !strings.Contains(err.Error(), "is not under") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// Go forwards the Authorization header on a redirect to the same host
+// name whatever the port or scheme: a redirect out of the API root is not
+// followed, and the token stays where it was sent.
+func TestARedirectOutOfTheAPIRootIsNotFollowed(t *testing.T) {
+	var leaked atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Store(r.Header.Get("Authorization"))
+		io.WriteString(w, `[{"id": 1, "user": {"login": "alice"}, "body": "approved", "created_at": "2026-05-02T09:00:00Z"}]`)
+	}))
+	defer other.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	in, _ := apiTo(t, redirector.URL)
+	_, err := in.Call(OpListComments, map[string]any{"ref": "github:acme/shop#3"})
+	if err == nil || !strings.Contains(err.Error(), "which is not under") {
+		t.Errorf("got %v, want the redirect refused", err)
+	}
+	if got, _ := leaked.Load().(string); got != "" {
+		t.Errorf("the token went to the redirect's target: %q", got)
 	}
 }
 

@@ -36,6 +36,11 @@ const (
 	RejectUnavailable      = "unavailable"
 )
 
+// maxReading bounds the deliveries whose bodies are read at once: each may
+// hold MaxBody in memory before its signature can be checked, and nobody
+// has to prove anything to send one.
+const maxReading = 8
+
 // handler answers GitHub's deliveries and health probes.
 type handler struct {
 	q        *Queue
@@ -43,6 +48,8 @@ type handler struct {
 	secret   []byte
 	insecure bool
 	opts     Options
+	reading  chan struct{} // a slot per body being read
+	rejects  *sampler      // what a refusal may write to the logs
 }
 
 // NewHandler returns the HTTP handler of the ingress: POST to opts.Path
@@ -77,7 +84,8 @@ func NewHandler(q *Queue, opts Options) (http.Handler, error) {
 	if isHealth(opts.Path) {
 		return nil, fmt.Errorf("webhook path %q: taken by the health probe", opts.Path)
 	}
-	return &handler{q: q, path: trimSlash(opts.Path), secret: opts.Secret, insecure: opts.Insecure, opts: opts}, nil
+	return &handler{q: q, path: trimSlash(opts.Path), secret: opts.Secret, insecure: opts.Insecure, opts: opts,
+		reading: make(chan struct{}, maxReading), rejects: newSampler(rejectsPerSecond)}, nil
 }
 
 func trimSlash(p string) string {
@@ -136,11 +144,18 @@ func writeResponse(w http.ResponseWriter, code int, r response) {
 func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 	id, event := r.Header.Get(HeaderDelivery), r.Header.Get(HeaderEvent)
 	reject := func(code int, reason, msg string) {
-		f := map[string]any{"reason": reason, "delivery_id": nonEmpty(clip(id)), "gh_event": nonEmpty(clip(event)), "remote": r.RemoteAddr}
-		if err := h.opts.Log.Emit("webhook.rejected", "", f); err != nil {
-			h.opts.Logger.Error("cannot write the event log", "err", err)
+		// Anyone can be refused, as often as they like: the logs hear of
+		// it at a bounded rate, and of how many refusals went unsaid.
+		if unsaid, ok := h.rejects.allow(); ok {
+			f := map[string]any{"reason": reason, "delivery_id": nonEmpty(clip(id)), "gh_event": nonEmpty(clip(event)), "remote": r.RemoteAddr}
+			if unsaid > 0 {
+				f["unlogged"] = unsaid
+			}
+			if err := h.opts.Log.Emit("webhook.rejected", "", f); err != nil {
+				h.opts.Logger.Error("cannot write the event log", "err", err)
+			}
+			h.opts.Logger.Warn("delivery refused", "status", code, "reason", reason, "delivery_id", clip(id), "remote", r.RemoteAddr, "why", clip(msg), "unlogged", unsaid)
 		}
-		h.opts.Logger.Warn("delivery refused", "status", code, "reason", reason, "delivery_id", clip(id), "remote", r.RemoteAddr, "why", msg)
 		answer(w, code, msg, "")
 	}
 	if r.ContentLength > MaxBody {
@@ -150,8 +165,22 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !isJSON(ct) {
-		msg := fmt.Sprintf("content type %q is not accepted; set the webhook's content type to application/json", ct)
+		msg := fmt.Sprintf("content type %q is not accepted; set the webhook's content type to application/json", clip(ct))
 		reject(http.StatusUnsupportedMediaType, RejectMediaType, msg)
+		return
+	}
+	if !h.insecure {
+		// What can be told without the body is, before it is read.
+		if msg := signatureShape(r.Header); msg != "" {
+			reject(http.StatusUnauthorized, RejectInvalidSignature, msg)
+			return
+		}
+	}
+	select {
+	case h.reading <- struct{}{}:
+		defer func() { <-h.reading }()
+	default:
+		reject(http.StatusServiceUnavailable, RejectUnavailable, "too many deliveries being read at once; try again")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
@@ -195,20 +224,36 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 	writeResponse(w, http.StatusAccepted, response{Status: "accepted", Delivery: id, Dropped: rc.Dropped})
 }
 
-// verify checks a delivery's X-Hub-Signature-256 against the body it
-// signs, in constant time; it returns why it fails, or "".
-func verify(secret, body []byte, hdr http.Header) string {
+// signatureShape says why a delivery's X-Hub-Signature-256 cannot be
+// right whatever its body, or "": it is there, and shaped as one.
+func signatureShape(hdr http.Header) string {
+	_, msg := signatureOf(hdr)
+	return msg
+}
+
+// signatureOf reads X-Hub-Signature-256: its bytes, or why it has none.
+func signatureOf(hdr http.Header) ([]byte, string) {
 	sig := hdr.Get(HeaderSignature256)
 	if sig == "" {
 		if hdr.Get(HeaderSignatureSHA1) != "" {
-			return "X-Hub-Signature (SHA-1) is not accepted; X-Hub-Signature-256 is required"
+			return nil, "X-Hub-Signature (SHA-1) is not accepted; X-Hub-Signature-256 is required"
 		}
-		return "missing X-Hub-Signature-256"
+		return nil, "missing X-Hub-Signature-256"
 	}
 	hexSum, ok := strings.CutPrefix(sig, "sha256=")
 	got, err := hex.DecodeString(hexSum)
 	if !ok || err != nil || len(got) != sha256.Size {
-		return "malformed X-Hub-Signature-256; want sha256=<64 hex digits>"
+		return nil, "malformed X-Hub-Signature-256; want sha256=<64 hex digits>"
+	}
+	return got, ""
+}
+
+// verify checks a delivery's X-Hub-Signature-256 against the body it
+// signs, in constant time; it returns why it fails, or "".
+func verify(secret, body []byte, hdr http.Header) string {
+	got, msg := signatureOf(hdr)
+	if msg != "" {
+		return msg
 	}
 	mac := hmac.New(sha256.New, secret)
 	mac.Write(body)

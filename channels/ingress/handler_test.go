@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/channels"
 )
@@ -202,5 +203,58 @@ func TestTheWebhookPathMustBeAnAbsolutePathOfItsOwn(t *testing.T) {
 		if _, err := NewHandler(e.q, Options{Secret: secret, Path: p}); err == nil {
 			t.Errorf("path %q: got no error", p)
 		}
+	}
+}
+
+// Nobody has to prove anything to send a body: one that cannot be signed
+// is refused before it is read, and only so many are read at once.
+func TestAnUnsignedBodyIsNotReadAndReadingIsBounded(t *testing.T) {
+	e := newEnv(t, Options{})
+	hh, _ := NewHandler(e.q, Options{Secret: secret, Log: e.log})
+	h := hh.(*handler)
+
+	unsigned := &counter{}
+	r := post("", func(r *http.Request) { r.Header.Del(HeaderSignature256) })
+	r.Body, r.ContentLength = io.NopCloser(unsigned), 1<<20
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusUnauthorized || unsigned.n != 0 {
+		t.Errorf("unsigned: %d after reading %d bytes, want 401 after none", w.Code, unsigned.n)
+	}
+
+	for range maxReading {
+		h.reading <- struct{}{}
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, post(commentBody, nil))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("with every reading slot taken: %d, want 503", w.Code)
+	}
+	for range maxReading {
+		<-h.reading
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, post(commentBody, nil))
+	if w.Code != http.StatusAccepted {
+		t.Errorf("with the slots free again: %d, want 202", w.Code)
+	}
+}
+
+func TestRefusalsReachTheLogsAtABoundedRateSayingHowManyDidNot(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	s := newSampler(3)
+	s.now = func() time.Time { return now }
+	var logged, unsaid int
+	for range 100 {
+		if n, ok := s.allow(); ok {
+			logged, unsaid = logged+1, unsaid+n
+		}
+	}
+	if logged != 3 || unsaid != 0 {
+		t.Fatalf("in one second: %d logged, want 3", logged)
+	}
+	now = now.Add(time.Second)
+	if n, ok := s.allow(); !ok || n != 97 {
+		t.Errorf("the next second: %d, %v; want the 97 unsaid", n, ok)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/channels"
@@ -48,16 +49,17 @@ func Serve(ctx context.Context, ln net.Listener, dbPath string, p channels.Proce
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		// An idle connection is a descriptor an unknown caller holds.
+		IdleTimeout:    30 * time.Second,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
 	ran := make(chan error, 1)
 	go func() { ran <- q.Run(runCtx, p) }()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(limitListener(ln, maxConns)) }()
 
 	host, port := splitAddr(ln.Addr())
 	emit(opts, "server.started", map[string]any{"host": host, "port": port, "path": opts.Path, "queued": q.Len()})
@@ -98,4 +100,42 @@ func splitAddr(a net.Addr) (string, int) {
 	}
 	n, _ := strconv.Atoi(port)
 	return host, n
+}
+
+// maxConns bounds the connections served at once: past it a connection
+// waits in the kernel's backlog, and no caller can take the process's
+// descriptors.
+const maxConns = 512
+
+// limitListener accepts at most n connections open at once.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, slots: make(chan struct{}, n)}
+}
+
+type limited struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	l.slots <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+// slotConn gives its slot back when it is closed, once.
+type slotConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
