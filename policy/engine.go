@@ -58,6 +58,10 @@ type Options struct {
 	Events graph.Emitter
 	// Integration performs outbound calls; nil means the none integration.
 	Integration graph.Integration
+	// ReloadHooks loads the repository's hook modules afresh for this
+	// engine rather than once per process: for a long-running caller
+	// (serve), under which a checkout's modules change.
+	ReloadHooks bool
 	// LockTimeout is how long a verb that moves an item waits for its lock
 	// while another writer holds it; zero answers graph.ErrBusy at once.
 	LockTimeout time.Duration
@@ -86,6 +90,7 @@ type Engine struct {
 	events      graph.Emitter
 	integration graph.Integration
 	noAdopt     bool // Options.NoAdopt
+	reloadHooks bool // Options.ReloadHooks
 	lockTimeout time.Duration
 	replies     graph.Integration // Options.Replies; nil: check reads none
 	base        *changes          // Options.Base's changes; nil: no base named
@@ -154,7 +159,7 @@ func Open(opts Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events,
-		integration: opts.Integration, noAdopt: opts.NoAdopt, lockTimeout: opts.LockTimeout, replies: opts.Replies}
+		integration: opts.Integration, noAdopt: opts.NoAdopt, reloadHooks: opts.ReloadHooks, lockTimeout: opts.LockTimeout, replies: opts.Replies}
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}

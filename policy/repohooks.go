@@ -67,6 +67,13 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 	if e.rules != nil {
 		repoKey += "\x00" + e.rules.rev.Commit()
 	}
+	if e.reloadHooks {
+		// A long-running caller sees each engine's modules as they are
+		// now: the checkout's files change under it, and a module that
+		// failed to load may since have been mended.
+		repoKey += fmt.Sprintf("\x00engine %p", e)
+		defer hookTables.Delete(repoKey)
+	}
 	loaded, err := cached(&hookTables, repoKey, func() (hookTable, error) {
 		opts := e.starlarkOptions()
 		var read *readLog
@@ -89,7 +96,11 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 	if e.rules != nil {
 		e.rules.used(loaded.read)
 	}
-	return cached(&extendedLoop, g.Name+"\x00"+repoKey, func() (*graph.Graph, error) {
+	loopKey := g.Name + "\x00" + repoKey
+	if e.reloadHooks {
+		defer extendedLoop.Delete(loopKey)
+	}
+	return cached(&extendedLoop, loopKey, func() (*graph.Graph, error) {
 		// Every loop refuses a hook nobody registered, its node in it or
 		// not: a typo at a node of another loop fails loudly here too.
 		if err := checkRegistered(decl, loaded.table); err != nil {

@@ -224,3 +224,24 @@ func TestAModuleIsExecutedOncePerProcess(t *testing.T) {
 		t.Error("a second engine on the same declaration executed the modules again")
 	}
 }
+
+// A long-running caller (serve) sees a checkout's modules as they are now:
+// mended, or switched to another branch's, without a restart.
+func TestAnEngineThatReloadsHooksSeesTheModulesAsTheyAreNow(t *testing.T) {
+	root := hookRepo(t, attachToImplementation, map[string]string{".the-loop/hooks/rules.star": "def _r(ctx)\n"})
+	open := func() error {
+		e, err := Open(Options{Repo: root, Events: &recorder{}, ReloadHooks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Graph(graph.WorkItemLoop)
+		return err
+	}
+	if err := open(); err == nil {
+		t.Fatal("a module with a syntax error loaded")
+	}
+	os.WriteFile(filepath.Join(root, ".the-loop/hooks/rules.star"), []byte("hook(\"x-rule\", lambda ctx: ok())\n"), 0o644)
+	if err := open(); err != nil {
+		t.Errorf("the mended module still fails: %v", err)
+	}
+}

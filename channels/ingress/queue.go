@@ -150,6 +150,17 @@ type Queue struct {
 	settling sync.WaitGroup // settle writes not yet done
 }
 
+// openBolt opens the queue file, a panic of bbolt's over a damaged file
+// being an error.
+func openBolt(path string) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			db, err = nil, fmt.Errorf("the file is damaged (%v); move it aside to start with an empty queue", p)
+		}
+	}()
+	return bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+}
+
 // OpenQueue opens the queue file at path, creating it and its directory
 // (mode 0700) when missing. Before it returns, it writes any outcome event
 // a crash kept out of the event log, and queues again, in acceptance order,
@@ -159,7 +170,12 @@ func OpenQueue(path string, opts Options) (*Queue, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("queue %s: %w", path, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+		// bbolt would make a new, empty queue of it: the deliveries it
+		// held, answered 202, would be lost without a word.
+		return nil, fmt.Errorf("queue %s is empty, so what it held is lost: it was truncated; move it aside to start with an empty queue", path)
+	}
+	db, err := openBolt(path)
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("queue %s: %w", path, ErrLocked)
 	}

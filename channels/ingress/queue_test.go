@@ -1,11 +1,15 @@
 package ingress
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -419,5 +423,20 @@ func TestTheQueueKeepsTheBodyExactlyAsSigned(t *testing.T) {
 	}
 	if string(out.Body) != string(body) || out.ID != "d" || out.Item != "x" || out.Action != "opened" || !out.Received.Equal(in.Received) {
 		t.Fatalf("got %+v, want %+v", out, in)
+	}
+}
+
+func TestAnEmptyOrDamagedQueueFileIsRefusedNotStartedAfresh(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o600)
+	if _, err := OpenQueue(empty, Options{}); err == nil || !strings.Contains(err.Error(), "is empty, so what it held is lost") {
+		t.Errorf("an empty file: %v", err)
+	}
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, bytes.Repeat([]byte{0xA5}, 1<<16), 0o600)
+	if q, err := OpenQueue(garbage, Options{}); err == nil {
+		q.Close()
+		t.Error("a file of garbage opened as a queue")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -64,6 +65,9 @@ func (r *Router) held(b bindings.Binding) string {
 // the checkout, and fails closed: no checkout, no origin, an origin that
 // is not GitHub are all "not proved".
 func (r *Router) owned(t *target) (origin string, ok bool) {
+	if fi, err := os.Stat(t.binding.Repo); err != nil || !fi.IsDir() {
+		return "", false
+	}
 	origin, ok = policy.CheckoutOrigin(t.binding.Repo)
 	return origin, ok && strings.EqualFold(origin, t.work.Repository())
 }
@@ -76,6 +80,20 @@ func (r *Router) foreign(t *target, origin, action string) {
 		"work_item", t.work, "checkout", t.binding.Repo, "origin", origin, "action", action)
 }
 
+// checkoutThere is an error when the bound checkout is not there (moved,
+// deleted, not mounted yet): a fault, so the delivery is tried again once
+// it is, not an answer lost.
+func checkoutThere(t *target) error {
+	fi, err := os.Stat(t.binding.Repo)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the checkout %s bound to %s: %w", t.binding.Repo, t.work, err)
+	case !fi.IsDir():
+		return fmt.Errorf("the checkout %s bound to %s is not a directory", t.binding.Repo, t.work)
+	}
+	return nil
+}
+
 // lockTimeout is how long a delivery waits for a work item's lock held by
 // another writer (a session's graph complete) before it fails busy, and is
 // released to be tried again.
@@ -84,7 +102,7 @@ const lockTimeout = 5 * time.Second
 // open opens the bound checkout, which must be proved first. The engine
 // never adopts by itself: adoption is adopt's, after the proof.
 func (r *Router) open(t *target) (*policy.Engine, error) {
-	return policy.Open(policy.Options{Repo: t.binding.Repo, CLI: r.cli, NoAdopt: true,
+	return policy.Open(policy.Options{Repo: t.binding.Repo, CLI: r.cli, NoAdopt: true, ReloadHooks: true,
 		Log: r.log, Events: r.events, Integration: r.integration, LockTimeout: lockTimeout})
 }
 
@@ -165,6 +183,9 @@ func (r *Router) start(ctx context.Context, in *inbound, t *target, command stri
 		}
 		return applied("started", "graph", DropGraphDisabled)
 	}
+	if err := checkoutThere(t); err != nil {
+		return r.fault(in, t, "start", err)
+	}
 	origin, ok := r.owned(t)
 	if !ok {
 		r.foreign(t, origin, "start")
@@ -215,6 +236,9 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 	if why := r.held(t.binding); why != "" {
 		r.log.Info("not driving a held work item", "work_item", t.work, "why", why)
 		return dropped(why, t.fields(in)), nil
+	}
+	if err := checkoutThere(t); err != nil {
+		return r.fault(in, t, "advance", err)
 	}
 	origin, ok := r.owned(t)
 	if !ok {

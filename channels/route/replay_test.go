@@ -121,3 +121,19 @@ func (e *env) moveTo(rel, node string, when time.Time) {
 		e.t.Fatal(err)
 	}
 }
+
+// A checkout that is not there (moved, not mounted yet) is a fault: the
+// delivery is released to be tried again, not dropped as foreign.
+func TestAMissingCheckoutIsAFaultNotAForeignOne(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	if err := os.RemoveAll(e.checkout); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{"Approved", "the-loop start"} {
+		out, err := e.process(newComment("d-"+body, "acme/shop", 12, "alice", body).build())
+		if err == nil || !strings.Contains(err.Error(), "bound to github:acme/shop#12") {
+			t.Errorf("%s on a missing checkout: %+v %v, want an error naming it", body, out, err)
+		}
+	}
+}
