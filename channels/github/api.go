@@ -25,7 +25,10 @@ const (
 	// GitHub's largest size fits.
 	maxAnswerBytes = 32 << 20
 	perPage        = 100
-	userAgent      = "the-loop"
+	// maxListBytes bounds what one listing reads in all its pages: a
+	// thread of thousands of long comments is a few megabytes.
+	maxListBytes = 64 << 20
+	userAgent    = "the-loop"
 )
 
 // apiTransport is REST over net/http with a token.
@@ -86,6 +89,7 @@ func (a *apiTransport) do(ctx context.Context, r request, out any) error {
 func (a *apiTransport) list(ctx context.Context, r request, max int) ([]json.RawMessage, error) {
 	next := a.url(r.path) + "?per_page=" + strconv.Itoa(perPage)
 	var items []json.RawMessage
+	read := 0
 	for pages := 0; next != ""; pages++ {
 		if pages > max/perPage+1 {
 			return nil, r.fail(0, fmt.Sprintf("more than %d pages; not read", pages), nil)
@@ -93,6 +97,9 @@ func (a *apiTransport) list(ctx context.Context, r request, max int) ([]json.Raw
 		h, body, err := a.send(ctx, r, next)
 		if err != nil {
 			return nil, err
+		}
+		if read += len(body); read > maxListBytes {
+			return nil, r.fail(0, fmt.Sprintf("more than %d bytes in all; not read", maxListBytes), nil)
 		}
 		var page []json.RawMessage
 		if err := json.Unmarshal(body, &page); err != nil {

@@ -318,6 +318,8 @@ type Comment struct {
 	Author    string
 	Body      string
 	CreatedAt time.Time
+	// UpdatedAt is when it was last edited; zero when GitHub said not.
+	UpdatedAt time.Time
 }
 
 // Ref is an issue or pull request: github:OWNER/REPO#NUMBER.
@@ -459,7 +461,11 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 }
 
 func commentMap(c Comment) map[string]any {
-	return map[string]any{"id": c.ID, "author": c.Author, "body": c.Body, "created_at": c.CreatedAt.UTC().Format(time.RFC3339)}
+	m := map[string]any{"id": c.ID, "author": c.Author, "body": c.Body, "created_at": c.CreatedAt.UTC().Format(time.RFC3339)}
+	if !c.UpdatedAt.IsZero() {
+		m["updated_at"] = c.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	return m
 }
 
 func labelsResult(labels []string, err error) (map[string]any, error) {

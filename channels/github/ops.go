@@ -66,10 +66,11 @@ type apiComment struct {
 	} `json:"user"`
 	Body      string    `json:"body"`
 	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func (c apiComment) comment() Comment {
-	return Comment{ID: c.ID, Author: c.User.Login, Body: c.Body, CreatedAt: c.CreatedAt}
+	return Comment{ID: c.ID, Author: c.User.Login, Body: c.Body, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 type apiLabel struct {
