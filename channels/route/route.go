@@ -234,28 +234,44 @@ func (r *Router) target(in *inbound) (t *target, candidates []string, err error)
 	if in.entity.IsZero() {
 		return nil, nil, nil
 	}
-	look := func(ref channels.Ref) (*bindings.Binding, error) {
-		candidates = append(candidates, ref.String())
-		b, ok, err := r.bindings.Lookup(ref)
-		if err != nil || !ok {
-			return nil, err
-		}
-		return &b, nil
+	// Anyone can comment, and a pull request's description can name
+	// thousands of issues: the bindings are read once, and a bounded
+	// number of linked refs looked up.
+	all, err := r.bindings.List()
+	if err != nil {
+		return nil, nil, err
 	}
-	b, err := look(in.entity)
-	if err != nil || b != nil {
-		return wrap(in.entity, channels.Ref{}, b), candidates, err
+	bound := make(map[string]*bindings.Binding, len(all))
+	for i := range all {
+		if ref, err := channels.ParseRef(all[i].Ref); err == nil {
+			bound[ref.Key()] = &all[i]
+		}
+	}
+	look := func(ref channels.Ref) *bindings.Binding {
+		candidates = append(candidates, ref.String())
+		return bound[ref.Key()]
+	}
+	if b := look(in.entity); b != nil {
+		return wrap(in.entity, channels.Ref{}, b), candidates, nil
 	}
 	if !in.pullRequest {
 		return nil, candidates, nil
 	}
-	for _, linked := range LinkedWorkItems(in.entity, in.prBody, in.prBranch) {
-		if b, err := look(linked); err != nil || b != nil {
-			return wrap(linked, in.entity, b), candidates, err
+	linked := LinkedWorkItems(in.entity, in.prBody, in.prBranch)
+	if len(linked) > maxLinked {
+		linked = linked[:maxLinked]
+	}
+	for _, ref := range linked {
+		if b := look(ref); b != nil {
+			return wrap(ref, in.entity, b), candidates, nil
 		}
 	}
 	return nil, candidates, nil
 }
+
+// maxLinked bounds the work items a pull request is looked up as
+// delivering: its branch's, then the first its description closes.
+const maxLinked = 32
 
 // wrap is the target of a binding found for work; the work item is named
 // as it was bound, however the payload spelled it.
