@@ -17,9 +17,11 @@ type Delivery struct {
 	Event string `json:"event"`
 	// Body is the payload, exactly as signed.
 	Body json.RawMessage `json:"body"`
-	// Item is the ref of the issue or pull request the delivery concerns
-	// (github:OWNER/REPO#N), "" when it names none. Deliveries of one Item
-	// are processed one at a time, in the order they were accepted.
+	// Item is the ref of the work item the delivery concerns
+	// (github:OWNER/REPO#N): the issue or pull request it is on (ItemOf),
+	// or the work item a pull request delivers when the processor names
+	// it; "" when it names none. Deliveries of one Item are processed one
+	// at a time, in the order they were accepted.
 	Item     string    `json:"item"`
 	Received time.Time `json:"received"`
 }
@@ -42,8 +44,11 @@ type Outcome struct {
 }
 
 // A Processor decides what one delivery does: which work item it concerns,
-// whether its author may act, and what it asks of the graph. It is called
-// once per delivery, never for two of one Item at once.
+// whether its author may act, and what it asks of the graph. Each delivery
+// gets exactly one recorded Outcome; the call that produced it is made
+// again after a crash that came before the Outcome was recorded, so what
+// a processor does must bear being done twice. It is never called for two
+// deliveries of one Item at once.
 //
 // An error means the delivery could not be processed and changed nothing
 // (advancement fails closed): its ID is released from the de-duplication

@@ -8,9 +8,9 @@
 // policy.Engine, never through the graph directly, and it is the only
 // package that speaks to the network.
 //
-// An accepted [Delivery] is durable before it is acknowledged, and is
-// processed exactly once by a [Processor], in order per work item; what it
-// decided is an [Outcome].
+// An accepted [Delivery] is durable before it is acknowledged, and gets
+// exactly one [Outcome] from a [Processor], in order per work item (a
+// crash before the outcome is recorded has it processed again).
 //
 // A work item is named by a [Ref] (github:OWNER/REPO#N, [ParseRef]); its
 // spec folder is [Ref.ItemID]. Control keywords are a [Vocabulary]

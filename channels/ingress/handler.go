@@ -210,7 +210,7 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 		reject(http.StatusBadRequest, RejectInvalidPayload, "the payload is not a JSON object")
 		return
 	}
-	d := channels.Delivery{ID: id, Event: event, Body: body, Item: channels.ItemOf(body), Received: time.Now().UTC()}
+	d := channels.Delivery{ID: id, Event: event, Body: body, Item: h.opts.ItemOf(body), Received: time.Now().UTC()}
 	rc, err := h.q.accept(d, !h.insecure)
 	switch {
 	case errors.Is(err, ErrQueueFull), errors.Is(err, ErrClosed):

@@ -97,9 +97,17 @@ type Options struct {
 	Log EventLog
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// ItemOf names the work item a payload concerns, which deliveries are
+	// processed in order by; nil is channels.ItemOf, the issue or pull
+	// request itself. The router names the work item a pull request
+	// delivers, so that its comments and the issue's keep one order.
+	ItemOf func(body []byte) string
 }
 
 func (o Options) withDefaults() Options {
+	if o.ItemOf == nil {
+		o.ItemOf = channels.ItemOf
+	}
 	if o.Path == "" {
 		o.Path = DefaultPath
 	}

@@ -2,8 +2,9 @@ package route
 
 import (
 	"errors"
-	"github.com/the-loop/the-loop/channels/github"
 
+	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
 )
 
@@ -13,7 +14,9 @@ import (
 // when it was refused or failed. Best effort: a reaction never changes what
 // the delivery did, so a failed one is logged and recorded as
 // reaction.failed, and under the none integration it is skipped with a
-// debug line. Each moment is posted at most once per delivery.
+// debug line. Each moment is posted at most once per delivery, by the
+// router's reaction poster (see postReactions), not while the delivery
+// waits.
 func (r *Router) react(in *inbound, moment string) {
 	if in.comment == nil || in.comment.ID <= 0 || !r.cli.ReactionsEnabled() {
 		return
@@ -30,16 +33,42 @@ func (r *Router) react(in *inbound, moment string) {
 	}
 	in.reacted[moment] = true
 	params := map[string]any{"ref": in.entity.String(), github.ParamCommentID: in.comment.ID, "content": content}
+	ref, delivery := in.entity, in.d.ID
+	r.pending.Add(1)
+	select {
+	case r.reactions <- func() { r.post(ref, delivery, moment, content, params) }:
+	default:
+		r.pending.Done()
+		r.log.Warn("reaction not posted: too many waiting to be", "ref", ref, "moment", moment)
+	}
+}
+
+// maxPendingReactions bounds the reactions waiting to be posted.
+const maxPendingReactions = 256
+
+// postReactions posts the reactions asked for, one at a time, in order.
+func (r *Router) postReactions() {
+	for post := range r.reactions {
+		post()
+		r.pending.Done()
+	}
+}
+
+// WaitReactions returns once every reaction asked for so far is posted,
+// or has failed.
+func (r *Router) WaitReactions() { r.pending.Wait() }
+
+func (r *Router) post(ref channels.Ref, delivery, moment, content string, params map[string]any) {
 	_, err := r.integration.Call(OpAddReaction, params)
 	switch {
 	case errors.Is(err, graph.ErrIntegrationUnavailable):
-		r.log.Debug("no reaction: no integration to post it", "ref", in.entity, "moment", moment, "err", err)
+		r.log.Debug("no reaction: no integration to post it", "ref", ref, "moment", moment, "err", err)
 	case err != nil:
-		r.log.Warn("could not add a reaction", "ref", in.entity, "moment", moment, "content", content, "err", err)
-		r.emit("reaction.failed", "warning", map[string]any{"work_item": in.entity.String(), "state": moment,
-			"content": content, "error": err.Error(), "delivery_id": in.d.ID})
+		r.log.Warn("could not add a reaction", "ref", ref, "moment", moment, "content", content, "err", err)
+		r.emit("reaction.failed", "warning", map[string]any{"work_item": ref.String(), "state": moment,
+			"content": content, "error": err.Error(), "delivery_id": delivery})
 	default:
-		r.emit("reaction.added", "debug", map[string]any{"work_item": in.entity.String(), "state": moment,
-			"content": content, "delivery_id": in.d.ID})
+		r.emit("reaction.added", "debug", map[string]any{"work_item": ref.String(), "state": moment,
+			"content": content, "delivery_id": delivery})
 	}
 }

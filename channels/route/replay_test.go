@@ -137,3 +137,18 @@ func TestAMissingCheckoutIsAFaultNotAForeignOne(t *testing.T) {
 		}
 	}
 }
+
+// The ingress orders deliveries by the work item the router names: a
+// comment on a pull request that delivers the item is in the item's order.
+func TestAPullRequestCommentIsOrderedWithItsWorkItem(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	onPR := newComment("d1", "acme/shop", 30, "alice", "the-loop pause").onPR("Fixes #12").build()
+	if got := e.router.ItemOf(onPR.Body); got != "github:acme/shop#12" {
+		t.Errorf("a comment on a pull request that fixes #12 is ordered with %q", got)
+	}
+	unbound := newComment("d2", "acme/shop", 40, "alice", "hello").build()
+	if got := e.router.ItemOf(unbound.Body); got != "github:acme/shop#40" {
+		t.Errorf("an unbound issue's comment is ordered with %q", got)
+	}
+}

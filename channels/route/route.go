@@ -96,6 +96,11 @@ type Router struct {
 
 	mu    sync.Mutex
 	items map[string]*sync.Mutex // per work item, by channels.Ref.Key
+
+	// reactions are posted by one goroutine, in the order asked, so that
+	// a slow GitHub never holds up what a comment asks of the graph.
+	reactions chan func()
+	pending   sync.WaitGroup
 }
 
 var _ channels.Processor = (*Router)(nil)
@@ -114,7 +119,9 @@ func New(cfg Config) (*Router, error) {
 		bindings:    cfg.Bindings,
 		vocabulary:  channels.VocabularyOf(cfg.CLI),
 		items:       map[string]*sync.Mutex{},
+		reactions:   make(chan func(), maxPendingReactions),
 	}
+	go r.postReactions()
 	if r.integration == nil {
 		r.integration = graph.NoIntegration{}
 	}
@@ -267,6 +274,19 @@ func (r *Router) target(in *inbound) (t *target, candidates []string, err error)
 		}
 	}
 	return nil, candidates, nil
+}
+
+// ItemOf names the work item a payload concerns: the bound work item it
+// would be processed for (a pull request's comments the work item it
+// delivers), else the issue or pull request itself (channels.ItemOf). The
+// ingress orders deliveries by it, so that what is said on a work item's
+// issue and on its pull requests is processed in the order it arrived.
+func (r *Router) ItemOf(body []byte) string {
+	in := readDelivery(channels.Delivery{Body: body})
+	if t, _, err := r.target(in); err == nil && t != nil {
+		return t.work.String()
+	}
+	return channels.ItemOf(body)
 }
 
 // maxLinked bounds the work items a pull request is looked up as

@@ -79,7 +79,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 	if cli.EventLogEnabled() {
 		events = eventlog.OpenFile(cli.EventLogPath(), "serve")
 	}
-	p, err := newProcessor(events, cli, logger)
+	p, itemOf, err := newProcessor(events, cli, logger)
 	if err != nil {
 		return err
 	}
@@ -100,6 +100,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 		Keep:     wh.DedupCacheSize,
 		Log:      events,
 		Logger:   logger,
+		ItemOf:   itemOf,
 	})
 	if errors.Is(err, ingress.ErrLocked) {
 		return fmt.Errorf("%w: is another the-loop serve running with this state root?", err)

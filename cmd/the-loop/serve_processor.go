@@ -13,11 +13,16 @@ import (
 
 // newProcessor builds what serve hands each accepted delivery to: the
 // router, driving bound work items through the integration the operator's
-// config declares (none: the graph still moves, and nothing is posted).
-func newProcessor(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (channels.Processor, error) {
+// config declares (none: the graph still moves, and nothing is posted),
+// and what names the work item a delivery is ordered by.
+func newProcessor(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (channels.Processor, func([]byte) string, error) {
 	in, err := github.Configured(cli, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return route.New(route.Config{CLI: cli, Integration: in, Log: log, Events: events})
+	r, err := route.New(route.Config{CLI: cli, Integration: in, Log: log, Events: events})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, r.ItemOf, nil
 }
