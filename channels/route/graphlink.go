@@ -80,6 +80,11 @@ func (r *Router) foreign(t *target, origin, action string) {
 		"work_item", t.work, "checkout", t.binding.Repo, "origin", origin, "action", action)
 }
 
+// clockSkew is how far GitHub's clock (a comment's created_at) and this
+// machine's (when the state says the item entered its gate) may disagree
+// before a comment counts as written before the gate.
+const clockSkew = 30 * time.Second
+
 // checkoutThere is an error when the bound checkout is not there (moved,
 // deleted, not mounted yet): a fault, so the delivery is tried again once
 // it is, not an answer lost.
@@ -262,7 +267,7 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 	if err != nil {
 		return r.fault(in, t, "advance", err)
 	}
-	if pos.Entered && !pos.EnteredAt.IsZero() && in.comment.CreatedAt.Before(pos.EnteredAt) {
+	if pos.Entered && !pos.EnteredAt.IsZero() && in.comment.CreatedAt.Before(pos.EnteredAt.Add(-clockSkew)) {
 		return dropped(DropStale, t.fields(in, "node", pos.Node, "why", "written before the item entered "+pos.Node)), nil
 	}
 	var kv []any
