@@ -152,3 +152,20 @@ func TestAPullRequestCommentIsOrderedWithItsWorkItem(t *testing.T) {
 		t.Errorf("an unbound issue's comment is ordered with %q", got)
 	}
 }
+
+// The ordering key is not the subject: a comment on a pull request that
+// delivers the item, handed over under the item's key, still drives the
+// pull request's own loop, never the item's gate.
+func TestAPullRequestCommentOrderedWithItsItemStillDrivesThePullRequest(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	d := newComment("d1", "acme/shop", 40, "alice", "approved").onPR("Closes #12").build()
+	d.Item = e.router.ItemOf(d.Body)
+	if d.Item != "github:acme/shop#12" {
+		t.Fatalf("ordered with %q", d.Item)
+	}
+	e.process(d)
+	if st := e.state("docs/specs/issue-12/graph-state.json"); st.CurrentNode != "requirements-approval" {
+		t.Errorf("a pull request's approval moved the work item to %q", st.CurrentNode)
+	}
+}

@@ -449,11 +449,10 @@ type account struct {
 func readDelivery(d channels.Delivery) *inbound {
 	in := &inbound{d: d}
 	_ = json.Unmarshal(d.Body, &in.p)
-	item := d.Item
-	if item == "" {
-		item = channels.ItemOf(d.Body)
-	}
-	in.entity, _ = channels.ParseRef(item)
+	// The subject is the issue or pull request the payload is on, never
+	// d.Item: that is the ingress's ordering key, which names the work
+	// item a pull request delivers.
+	in.entity, _ = channels.ParseRef(channels.ItemOf(d.Body))
 	switch p := in.p; {
 	case p.Issue != nil && isSet(p.Issue.PullRequest):
 		in.pullRequest, in.prBody = true, p.Issue.Body
