@@ -144,8 +144,9 @@ func commentsFromListing(listing map[string]any) []graph.Comment {
 // use: each entry's author is "author" or "user", given as a login string
 // or as an object with a "login"; its time is "created_at" or "createdAt"
 // in RFC 3339 (a reply whose time is missing or does not parse has a zero
-// At). Entries that are not objects are ignored, and so is a comment
-// edited after it was written ("updated_at" later than its time). No
+// At). Entries that are not objects are ignored. An edited comment is read
+// as it stands: a reviewer who mends a typo in an approval still approved,
+// and GitHub may date other changes to a comment as edits. No
 // authorization is applied here: the gates apply it.
 func ListedReplies(listing map[string]any) []graph.Reply {
 	raw, _ := listing["comments"].([]any)
@@ -162,24 +163,13 @@ func ListedReplies(listing map[string]any) []graph.Reply {
 		if !ok {
 			continue
 		}
-		if edited(m) {
-			// Its body may not be its author's words: anyone with write
-			// access can edit a comment. The ingress drops edits too.
-			continue
-		}
 		body, _ := m["body"].(string)
 		out = append(out, graph.Reply{Comment: graph.Comment{Author: listingAuthor(m), Body: body}, At: listingTime(m)})
 	}
 	return out
 }
 
-// edited reports whether a listed comment was changed after it was
-// written.
-func edited(m map[string]any) bool {
-	updated, _ := m["updated_at"].(string)
-	u, err := time.Parse(time.RFC3339Nano, updated)
-	return err == nil && u.After(listingTime(m))
-}
+
 
 func listingTime(m map[string]any) time.Time {
 	for _, key := range []string{"created_at", "createdAt"} {

@@ -70,6 +70,25 @@ type Control struct {
 	// CommentAt is when the comment that asked for it was written, RFC
 	// 3339: a command written before it is stale, and changes nothing.
 	CommentAt string `json:"commentAt,omitempty"`
+	// CommentID is that comment's id: of two written in the same second,
+	// the one with the lower id is the earlier.
+	CommentID int64 `json:"commentId,omitempty"`
+}
+
+// Precedes reports whether a comment written at at, with id, came before
+// the one that asked for c: such a comment was written before c applied,
+// and what it asks is stale. A Control that does not say when its comment
+// was written precedes nothing.
+func (c *Control) Precedes(at time.Time, id int64) bool {
+	if c == nil {
+		return false
+	}
+	last, err := time.Parse(time.RFC3339Nano, c.CommentAt)
+	if err != nil {
+		return false
+	}
+	at = at.Truncate(time.Second)
+	return at.Before(last) || (at.Equal(last) && id <= c.CommentID)
 }
 
 // Started reports whether the last control command armed the work item

@@ -38,8 +38,13 @@ const (
 
 // maxReading bounds the deliveries whose bodies are read at once: each may
 // hold MaxBody in memory before its signature can be checked, and nobody
-// has to prove anything to send one.
-const maxReading = 8
+// has to prove anything to send one. A delivery waits up to slotWait for a
+// slot, and a body must arrive within bodyReadTimeout.
+const (
+	maxReading      = 8
+	slotWait        = 2 * time.Second
+	bodyReadTimeout = 10 * time.Second
+)
 
 // handler answers GitHub's deliveries and health probes.
 type handler struct {
@@ -176,13 +181,18 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	wait := time.NewTimer(slotWait)
 	select {
 	case h.reading <- struct{}{}:
+		wait.Stop()
 		defer func() { <-h.reading }()
-	default:
+	case <-wait.C:
 		reject(http.StatusServiceUnavailable, RejectUnavailable, "too many deliveries being read at once; try again")
 		return
 	}
+	// A slot is held only as long as a body takes to arrive at a pace
+	// GitHub's keeps easily: a caller trickling one cannot hold them all.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {

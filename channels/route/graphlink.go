@@ -80,10 +80,30 @@ func (r *Router) foreign(t *target, origin, action string) {
 		"work_item", t.work, "checkout", t.binding.Repo, "origin", origin, "action", action)
 }
 
+// stale says why the comment cannot answer the item where it stands, ""
+// when it can: it was written before the control command last applied (a
+// start, a resume: an answer dropped while the item was held stays
+// dropped), or before the item entered its gate. A gate whose entry the
+// state does not date reads every comment as stale: fail closed.
+func stale(in *inbound, t *target, pos policy.Position) string {
+	if t.binding.Control.Precedes(in.comment.CreatedAt, in.comment.ID) {
+		return "written before the control command last applied"
+	}
+	switch {
+	case !pos.Entered:
+	case pos.EnteredAt.IsZero():
+		return "the state does not say when the item entered " + pos.Node
+	case in.comment.CreatedAt.Before(pos.EnteredAt.Add(-clockSkew)):
+		return "written before the item entered " + pos.Node
+	}
+	return ""
+}
+
 // clockSkew is how far GitHub's clock (a comment's created_at) and this
 // machine's (when the state says the item entered its gate) may disagree
-// before a comment counts as written before the gate.
-const clockSkew = 30 * time.Second
+// before a comment counts as written before the gate: a replay within it
+// of a comment never acted on is the price of not refusing a prompt reply.
+const clockSkew = 2 * time.Minute
 
 // checkoutThere is an error when the bound checkout is not there (moved,
 // deleted, not mounted yet): a fault, so the delivery is tried again once
@@ -133,14 +153,12 @@ func (r *Router) control(ctx context.Context, in *inbound, t *target, command st
 	if in.actor == "" || !builtins.IsAuthorized(in.actor, r.cli.AuthorizedUsers()) {
 		return r.reject(in, t, command, channels.DropUnauthorizedActor), nil
 	}
-	if last := t.binding.Control; last != nil {
-		if at, err := time.Parse(time.RFC3339Nano, last.CommentAt); err == nil && in.comment.CreatedAt.Before(at) {
-			return dropped(DropStale, t.fields(in, "control", command, "why", "written before the last command applied")), nil
-		}
+	if t.binding.Control.Precedes(in.comment.CreatedAt, in.comment.ID) {
+		return dropped(DropStale, t.fields(in, "control", command, "why", "written before the last command applied")), nil
 	}
 	record := func() error {
 		_, err := r.bindings.Record(t.work, bindings.Control{Command: command, Actor: in.actor, Delivery: in.d.ID,
-			CommentAt: in.comment.CreatedAt.UTC().Format(time.RFC3339)})
+			CommentAt: in.comment.CreatedAt.UTC().Format(time.RFC3339), CommentID: in.comment.ID})
 		return err
 	}
 	applied := func(effect string, kv ...any) (channels.Outcome, error) {
@@ -267,8 +285,8 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 	if err != nil {
 		return r.fault(in, t, "advance", err)
 	}
-	if pos.Entered && !pos.EnteredAt.IsZero() && in.comment.CreatedAt.Before(pos.EnteredAt.Add(-clockSkew)) {
-		return dropped(DropStale, t.fields(in, "node", pos.Node, "why", "written before the item entered "+pos.Node)), nil
+	if why := stale(in, t, pos); why != "" {
+		return dropped(DropStale, t.fields(in, "node", pos.Node, "why", why)), nil
 	}
 	var kv []any
 	if !pos.Entered {

@@ -28,7 +28,7 @@ func TestACapturedApprovalCannotPassALaterGate(t *testing.T) {
 		t.Fatalf("the item is at %q, want design", st.CurrentNode)
 	}
 	// The item goes on to design-approval, as an agent would take it.
-	e.moveTo("docs/specs/issue-12/graph-state.json", "design-approval", time.Now().Add(time.Minute))
+	e.moveTo("docs/specs/issue-12/graph-state.json", "design-approval", time.Now().Add(5*time.Minute))
 
 	replay := *approval
 	replay.id = "d1-again"
@@ -114,7 +114,11 @@ func (e *env) moveTo(rel, node string, when time.Time) {
 	if nodes == nil {
 		nodes = map[string]any{}
 	}
-	nodes[node] = map[string]any{"attempts": 0, "outcome": "", "enteredAt": when.UTC().Format(time.RFC3339), "exitedAt": "", "lastBlock": "", "forced": false}
+	entered := ""
+	if !when.IsZero() {
+		entered = when.UTC().Format(time.RFC3339)
+	}
+	nodes[node] = map[string]any{"attempts": 0, "outcome": "", "enteredAt": entered, "exitedAt": "", "lastBlock": "", "forced": false}
 	st["nodes"] = nodes
 	out, _ := json.MarshalIndent(st, "", "  ")
 	if err := os.WriteFile(p, out, 0o644); err != nil {
@@ -167,5 +171,32 @@ func TestAPullRequestCommentOrderedWithItsItemStillDrivesThePullRequest(t *testi
 	e.process(d)
 	if st := e.state("docs/specs/issue-12/graph-state.json"); st.CurrentNode != "requirements-approval" {
 		t.Errorf("a pull request's approval moved the work item to %q", st.CurrentNode)
+	}
+}
+
+// An answer dropped while the item was held stays dropped once it is
+// released; a gate the state does not date refuses every answer.
+func TestAnAnswerWrittenBeforeTheItemWasReleasedOrUndatedIsStale(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	pause := newComment("d1", "acme/shop", 12, "alice", "the-loop pause")
+	out, err := e.process(pause.build())
+	wantRouted(t, out, err)
+	approval := newComment("d2", "acme/shop", 12, "alice", "Approved")
+	if out, _ := e.process(approval.build()); out.Reason != DropPaused {
+		t.Fatalf("an approval while paused: %+v", out)
+	}
+	resume := newComment("d3", "acme/shop", 12, "alice", "the-loop resume")
+	out, err = e.process(resume.build())
+	wantRouted(t, out, err)
+	replay := *approval
+	replay.id = "d2-again"
+	if out, _ := e.process(replay.build()); out.Reason != DropStale {
+		t.Errorf("the paused approval replayed after resume: %+v, want %s", out, DropStale)
+	}
+
+	e.moveTo("docs/specs/issue-12/graph-state.json", "requirements-approval", time.Time{})
+	if out, _ := e.process(newComment("d4", "acme/shop", 12, "alice", "Approved").build()); out.Reason != DropStale {
+		t.Errorf("an undated gate: %+v, want %s", out, DropStale)
 	}
 }
