@@ -169,8 +169,6 @@ func ListedReplies(listing map[string]any) []graph.Reply {
 	return out
 }
 
-
-
 func listingTime(m map[string]any) time.Time {
 	for _, key := range []string{"created_at", "createdAt"} {
 		if s, ok := m[key].(string); ok {
