@@ -116,6 +116,15 @@ func checkoutThere(t *target) error {
 	case !fi.IsDir():
 		return fmt.Errorf("the checkout %s bound to %s is not a directory", t.binding.Repo, t.work)
 	}
+	// An unmounted volume reads as an empty directory: not there yet. One
+	// that holds files is judged by its origin, as foreign when it has none.
+	if f, err := os.Open(t.binding.Repo); err == nil {
+		names, _ := f.Readdirnames(1)
+		f.Close()
+		if len(names) == 0 {
+			return fmt.Errorf("the checkout %s bound to %s is empty: not there yet (an unmounted volume?)", t.binding.Repo, t.work)
+		}
+	}
 	return nil
 }
 

@@ -131,10 +131,15 @@ func (e *env) moveTo(rel, node string, when time.Time) {
 func TestAMissingCheckoutIsAFaultNotAForeignOne(t *testing.T) {
 	e := newEnv(t, "")
 	e.bind("github:acme/shop#12", channels.CommandStart)
+	// An empty mount point, then no directory at all.
 	if err := os.RemoveAll(e.checkout); err != nil {
 		t.Fatal(err)
 	}
-	for _, body := range []string{"Approved", "the-loop start"} {
+	os.Mkdir(e.checkout, 0o755)
+	for _, body := range []string{"Approved", "the-loop start", "Approved again"} {
+		if body == "Approved again" {
+			os.Remove(e.checkout)
+		}
 		out, err := e.process(newComment("d-"+body, "acme/shop", 12, "alice", body).build())
 		if err == nil || !strings.Contains(err.Error(), "bound to github:acme/shop#12") {
 			t.Errorf("%s on a missing checkout: %+v %v, want an error naming it", body, out, err)
