@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/the-loop/the-loop/channels/ingress"
 	"github.com/the-loop/the-loop/eventlog"
@@ -41,6 +42,26 @@ answered 202 and dropped. After a crash every delivery answered 202 is
 processed on the next start, and gets exactly one routing.routed or
 routing.dropped in the event log. SIGTERM or SIGINT stops accepting, lets
 the deliveries being processed finish, and leaves the rest queued.`
+}
+
+// reactionsAtStop bounds how long a stopping serve waits for the
+// reactions still to be posted: they are best effort.
+const reactionsAtStop = 10 * time.Second
+
+// waitReactions lets the reactions the processor still has to post go
+// out before serve exits, for a while.
+func waitReactions(p any, log *slog.Logger) {
+	r, ok := p.(interface{ WaitReactions() })
+	if !ok {
+		return
+	}
+	done := make(chan struct{})
+	go func() { r.WaitReactions(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(reactionsAtStop):
+		log.Warn("stopped with reactions still unposted")
+	}
 }
 
 func (c *ServeCmd) Run(g *Globals, out *Output) error {
@@ -102,6 +123,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 		Logger:   logger,
 		ItemOf:   itemOf,
 	})
+	waitReactions(p, logger)
 	if errors.Is(err, ingress.ErrLocked) {
 		return fmt.Errorf("%w: is another the-loop serve running with this state root?", err)
 	}
