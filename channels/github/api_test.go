@@ -189,7 +189,7 @@ func TestAnEnterpriseBaseURLKeepsItsPathAcrossPages(t *testing.T) {
 	defer srv.Close()
 	srv.AddIssue("acme/shop#3", githubtest.Issue{Labels: []string{"a"}, Comments: make([]githubtest.Comment, 101)})
 	in, _ := apiTo(t, srv.URL+"/")
-	cs, err := in.Comments(context.Background(), Ref{"acme", "shop", 3})
+	cs, err := in.Comments(context.Background(), Ref{Owner: "acme", Repo: "shop", Number: 3})
 	if err != nil || len(cs) != 101 {
 		t.Fatalf("%d comments, %v", len(cs), err)
 	}

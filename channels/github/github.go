@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
 )
@@ -322,22 +323,15 @@ type Comment struct {
 	UpdatedAt time.Time
 }
 
-// Ref is an issue or pull request: github:OWNER/REPO#NUMBER.
-type Ref struct {
-	Owner, Repo string
-	Number      int
-}
+// Ref is an issue or pull request: github:OWNER/REPO#NUMBER, the
+// ingress's ref.
+type Ref = channels.Ref
 
 // ParseRef reads a work item ref strictly (see graph.ParseRef).
-func ParseRef(s string) (Ref, error) {
-	owner, repo, n, err := graph.ParseRef(s)
-	return Ref{Owner: owner, Repo: repo, Number: n}, err
-}
+func ParseRef(s string) (Ref, error) { return channels.ParseRef(s) }
 
-func (r Ref) String() string { return graph.RefFor(r.Owner+"/"+r.Repo, r.Number) }
-
-// issue is the path of the issue's REST resource, below the API root.
-func (r Ref) issue() string {
+// issuePath is the path of r's issue REST resource, below the API root.
+func issuePath(r Ref) string {
 	return fmt.Sprintf("/repos/%s/%s/issues/%d", r.Owner, r.Repo, r.Number)
 }
 

@@ -128,7 +128,7 @@ func TestOnlyADeclaredBlockTurnsTheIntegrationOnForMovingVerbs(t *testing.T) {
 
 func TestParseRefAndStringRoundTrip(t *testing.T) {
 	r, err := ParseRef("github:acme/shop#12")
-	if err != nil || r != (Ref{"acme", "shop", 12}) || r.String() != "github:acme/shop#12" {
+	if err != nil || r != (Ref{Owner: "acme", Repo: "shop", Number: 12}) || r.String() != "github:acme/shop#12" {
 		t.Errorf("got %+v, %v", r, err)
 	}
 	if _, err := ParseRef("acme/shop#12"); err == nil {

@@ -92,7 +92,7 @@ func (in *Integration) AddComment(ctx context.Context, ref Ref, body string) (Co
 		return Comment{}, err
 	}
 	var c apiComment
-	err = t.do(ctx, request{op: OpAddComment, ref: ref.String(), method: http.MethodPost, path: ref.issue() + "/comments",
+	err = t.do(ctx, request{op: OpAddComment, ref: ref.String(), method: http.MethodPost, path: issuePath(ref) + "/comments",
 		body: map[string]any{"body": body}}, &c)
 	return c.comment(), err
 }
@@ -104,7 +104,7 @@ func (in *Integration) Comments(ctx context.Context, ref Ref) ([]Comment, error)
 	if err != nil {
 		return nil, err
 	}
-	r := request{op: OpListComments, ref: ref.String(), method: http.MethodGet, path: ref.issue() + "/comments", repeatable: true}
+	r := request{op: OpListComments, ref: ref.String(), method: http.MethodGet, path: issuePath(ref) + "/comments", repeatable: true}
 	items, err := t.list(ctx, r, MaxComments)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (in *Integration) Labels(ctx context.Context, ref Ref) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := request{op: OpListLabels, ref: ref.String(), method: http.MethodGet, path: ref.issue() + "/labels", repeatable: true}
+	r := request{op: OpListLabels, ref: ref.String(), method: http.MethodGet, path: issuePath(ref) + "/labels", repeatable: true}
 	items, err := t.list(ctx, r, maxLabels)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func (in *Integration) SetLabels(ctx context.Context, ref Ref, labels []string, 
 		return nil, err
 	}
 	var now []apiLabel
-	if err := t.do(ctx, request{op: op, ref: ref.String(), method: http.MethodPost, path: ref.issue() + "/labels",
+	if err := t.do(ctx, request{op: op, ref: ref.String(), method: http.MethodPost, path: issuePath(ref) + "/labels",
 		body: map[string]any{"labels": labels}, repeatable: true}, &now); err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (in *Integration) removeLabel(ctx context.Context, t transport, op string, 
 
 func labelDeletion(op string, ref Ref, label string) request {
 	return request{op: op, ref: ref.String(), method: http.MethodDelete,
-		path: ref.issue() + "/labels/" + url.PathEscape(label), repeatable: true}
+		path: issuePath(ref) + "/labels/" + url.PathEscape(label), repeatable: true}
 }
 
 // RequestReviewers asks users and teams (slugs) to review the pull request
@@ -240,7 +240,7 @@ func (in *Integration) AddReaction(ctx context.Context, ref Ref, commentID int64
 	if err != nil {
 		return err
 	}
-	path := ref.issue() + "/reactions"
+	path := issuePath(ref) + "/reactions"
 	if commentID > 0 {
 		path = fmt.Sprintf("/repos/%s/%s/issues/comments/%d/reactions", ref.Owner, ref.Repo, commentID)
 	}
