@@ -196,7 +196,7 @@ func (e *env) binding(ref string) bindings.Binding {
 
 func (e *env) process(d channels.Delivery) (channels.Outcome, error) {
 	e.t.Helper()
-	defer e.router.WaitReactions()
+	defer e.router.WaitReactions(time.Minute)
 	return e.router.Process(context.Background(), d)
 }
 

@@ -2,6 +2,7 @@ package route
 
 import (
 	"errors"
+	"time"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/github"
@@ -54,9 +55,18 @@ func (r *Router) postReactions() {
 	}
 }
 
-// WaitReactions returns once every reaction asked for so far is posted,
-// or has failed.
-func (r *Router) WaitReactions() { r.pending.Wait() }
+// WaitReactions returns once every reaction asked for so far is posted or
+// has failed, or once timeout has passed; false in the second case.
+func (r *Router) WaitReactions(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() { r.pending.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
 
 func (r *Router) post(ref channels.Ref, delivery, moment, content string, params map[string]any) {
 	_, err := r.integration.Call(OpAddReaction, params)

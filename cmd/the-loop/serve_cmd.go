@@ -48,22 +48,6 @@ the deliveries being processed finish, and leaves the rest queued.`
 // reactions still to be posted: they are best effort.
 const reactionsAtStop = 10 * time.Second
 
-// waitReactions lets the reactions the processor still has to post go
-// out before serve exits, for a while.
-func waitReactions(p any, log *slog.Logger) {
-	r, ok := p.(interface{ WaitReactions() })
-	if !ok {
-		return
-	}
-	done := make(chan struct{})
-	go func() { r.WaitReactions(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(reactionsAtStop):
-		log.Warn("stopped with reactions still unposted")
-	}
-}
-
 func (c *ServeCmd) Run(g *Globals, out *Output) error {
 	cli, err := policy.LoadCLIConfig(g.Config)
 	if err != nil {
@@ -100,7 +84,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 	if cli.EventLogEnabled() {
 		events = eventlog.OpenFile(cli.EventLogPath(), "serve")
 	}
-	p, itemOf, err := newProcessor(events, cli, logger)
+	p, err := newProcessor(events, cli, logger)
 	if err != nil {
 		return err
 	}
@@ -121,9 +105,11 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 		Keep:     wh.DedupCacheSize,
 		Log:      events,
 		Logger:   logger,
-		ItemOf:   itemOf,
+		ItemOf:   p.ItemOf,
 	})
-	waitReactions(p, logger)
+	if !p.WaitReactions(reactionsAtStop) {
+		logger.Warn("stopped with reactions still unposted")
+	}
 	if errors.Is(err, ingress.ErrLocked) {
 		return fmt.Errorf("%w: is another the-loop serve running with this state root?", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/channels/route"
 	"github.com/the-loop/the-loop/eventlog"
@@ -13,16 +12,11 @@ import (
 
 // newProcessor builds what serve hands each accepted delivery to: the
 // router, driving bound work items through the integration the operator's
-// config declares (none: the graph still moves, and nothing is posted),
-// and what names the work item a delivery is ordered by.
-func newProcessor(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (channels.Processor, func([]byte) string, error) {
+// config declares (none: the graph still moves, and nothing is posted).
+func newProcessor(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (*route.Router, error) {
 	in, err := github.Configured(cli, os.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r, err := route.New(route.Config{CLI: cli, Integration: in, Log: log, Events: events})
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, r.ItemOf, nil
+	return route.New(route.Config{CLI: cli, Integration: in, Log: log, Events: events})
 }

@@ -55,20 +55,7 @@ func TestServeAcceptsASignedDeliveryAndStopsOnSIGTERM(t *testing.T) {
 	go func() { code <- run([]string{"serve", "--port", fmt.Sprint(port)}, &stdout, &stderr) }()
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not come up: %v\n%s", err, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUp(t, base, &stderr)
 	body := []byte(`{"action":"created","repository":{"full_name":"acme/shop"},"issue":{"number":3}}`)
 	req, _ := http.NewRequest(http.MethodPost, base+"/gh-webhook", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
