@@ -67,14 +67,7 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 	if e.rules != nil {
 		repoKey += "\x00" + e.rules.rev.Commit()
 	}
-	if e.reloadHooks {
-		// A long-running caller sees each engine's modules as they are
-		// now: the checkout's files change under it, and a module that
-		// failed to load may since have been mended.
-		repoKey += fmt.Sprintf("\x00engine %p", e)
-		defer hookTables.Delete(repoKey)
-	}
-	loaded, err := cached(&hookTables, repoKey, func() (hookTable, error) {
+	loaded, err := cachedUnless(e.reloadHooks, &hookTables, repoKey, func() (hookTable, error) {
 		opts := e.starlarkOptions()
 		var read *readLog
 		if e.rules != nil {
@@ -96,11 +89,7 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 	if e.rules != nil {
 		e.rules.used(loaded.read)
 	}
-	loopKey := g.Name + "\x00" + repoKey
-	if e.reloadHooks {
-		defer extendedLoop.Delete(loopKey)
-	}
-	return cached(&extendedLoop, loopKey, func() (*graph.Graph, error) {
+	return cachedUnless(e.reloadHooks, &extendedLoop, g.Name+"\x00"+repoKey, func() (*graph.Graph, error) {
 		// Every loop refuses a hook nobody registered, its node in it or
 		// not: a typo at a node of another loop fails loudly here too.
 		if err := checkRegistered(decl, loaded.table); err != nil {
@@ -108,6 +97,16 @@ func (e *Engine) extend(g *graph.Graph, emit bool) (*graph.Graph, error) {
 		}
 		return graph.Apply(g, loaded.table, e.attachmentsIn(decl, g))
 	})
+}
+
+// cachedUnless is cached, which an engine that reloads its hooks passes
+// by: a long-running caller sees a checkout's modules as they are now,
+// mended or switched to another branch's.
+func cachedUnless[T any](reload bool, m *sync.Map, key string, build func() (T, error)) (T, error) {
+	if reload {
+		return build()
+	}
+	return cached(m, key, build)
 }
 
 // hookTable is a repository's loaded hooks, and the files of a revision

@@ -33,7 +33,11 @@ func (e *Engine) RuleTests(paths []string, run *regexp.Regexp) (*starlark.TestRe
 	if !e.CLI.RepoHooks() {
 		return nil, errors.New("this machine refuses repository hooks (routing.graph.repoHooks is false), so their tests cannot run either")
 	}
-	files, err := e.ruleTestFiles(paths)
+	decl, err := e.Declaration()
+	if err != nil {
+		return nil, err
+	}
+	files, err := e.ruleTestFiles(decl, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -42,23 +46,15 @@ func (e *Engine) RuleTests(paths []string, run *regexp.Regexp) (*starlark.TestRe
 	if _, err := e.Graph(graph.WorkItemLoop); err != nil {
 		return nil, err
 	}
-	decl, err := e.Declaration()
-	if err != nil {
-		return nil, err
-	}
 	opts := starlark.TestOptions{Options: e.starlarkOptions(), Run: run, Modules: e.modules(decl)}
 	return starlark.RunTests(files, ruleTestRunner{e}, opts)
 }
 
 // ruleTestFiles finds the test files to run, repository-relative and
 // sorted.
-func (e *Engine) ruleTestFiles(paths []string) ([]string, error) {
+func (e *Engine) ruleTestFiles(decl Declaration, paths []string) ([]string, error) {
 	var dirs, files []string
 	if len(paths) == 0 {
-		decl, err := e.Declaration()
-		if err != nil {
-			return nil, err
-		}
 		for _, m := range decl.Modules {
 			if m.Path != "" {
 				dirs = append(dirs, path.Dir(m.Path))
