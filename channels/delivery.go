@@ -24,7 +24,15 @@ type Delivery struct {
 	// at a time, in the order they were accepted.
 	Item     string    `json:"item"`
 	Received time.Time `json:"received"`
+	// Channel is where the delivery came from: "" for a GitHub webhook,
+	// ChannelSlack for a Slack event. Event and ID are then the channel's
+	// own (Slack's event type and event_id).
+	Channel string `json:"channel,omitempty"`
 }
+
+// ChannelSlack is the Delivery.Channel of an event Slack's Events API
+// posted.
+const ChannelSlack = "slack"
 
 // Reasons a delivery is dropped, as routing.dropped's reason says them.
 const (

@@ -29,7 +29,7 @@ var dropLevels = map[string]string{
 
 // ownFields are the fields the ingress sets on an outcome event; a
 // Processor's Fields cannot replace them.
-var ownFields = map[string]bool{"gh_event": true, "delivery_id": true, "reason": true}
+var ownFields = map[string]bool{"gh_event": true, "delivery_id": true, "reason": true, "channel": true, "channel_event": true}
 
 // envelopeFields are the event log's own keys, which no field may use.
 var envelopeFields = map[string]bool{"ts": true, "source": true, "event": true, "level": true, "pid": true}
@@ -37,6 +37,11 @@ var envelopeFields = map[string]bool{"ts": true, "source": true, "event": true, 
 // baseFields are the fields every event about a delivery carries.
 func baseFields(s stored) map[string]any {
 	f := map[string]any{"gh_event": s.Event, "delivery_id": s.ID}
+	if s.Channel != "" {
+		// Not GitHub's: the event is the channel's own.
+		delete(f, "gh_event")
+		f["channel"], f["channel_event"] = s.Channel, s.Event
+	}
 	if s.Item != "" {
 		f["work_item"] = s.Item
 	}

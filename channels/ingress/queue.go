@@ -268,7 +268,9 @@ func (q *Queue) accept(d channels.Delivery, verified bool) (Receipt, error) {
 	}
 	received := baseFields(s)
 	received["verified"] = verified
-	if q.events != nil && !q.events[d.Event] {
+	// The event filter is GitHub's (webhooks.ghWebhook.events): another
+	// channel's events are enabled by that channel's own config.
+	if q.events != nil && d.Channel == "" && !q.events[d.Event] {
 		q.emit("webhook.received", "", received)
 		q.emit("routing.dropped", eventlog.LevelDebug, withReason(baseFields(s), channels.DropDisabledEvent))
 		return Receipt{Dropped: channels.DropDisabledEvent}, nil

@@ -1,0 +1,48 @@
+package channels
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAGrantNamesOnlyPublishableEventsAndATypoWidensNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		publish          []string
+		set              bool
+		granted, ignored []string
+	}{
+		{name: "unset is the reply grant", granted: []string{EventReply}},
+		{name: "empty grants nothing", set: true, granted: []string{}},
+		{name: "gate and reply", set: true, publish: []string{EventReply, EventGateFeedback}, granted: []string{EventReply, EventGateFeedback}},
+		{name: "a repeat is one grant", set: true, publish: []string{EventGateFeedback, EventGateFeedback}, granted: []string{EventGateFeedback}},
+		{name: "a subscribable type is not a grant", set: true, publish: []string{"phase-approval-pending", EventControl}, granted: []string{EventControl}, ignored: []string{"phase-approval-pending"}},
+		{name: "a typo is ignored", set: true, publish: []string{"gate.feedbak"}, granted: []string{}, ignored: []string{"gate.feedbak"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			granted, ignored := Grants(tc.publish, tc.set)
+			if !slices.Equal(granted, tc.granted) || !slices.Equal(ignored, tc.ignored) {
+				t.Errorf("Grants(%q) = %q, ignored %q; want %q, ignored %q", tc.publish, granted, ignored, tc.granted, tc.ignored)
+			}
+		})
+	}
+}
+
+func TestTheCatalogNamesEachEventOnceAndDescribesIt(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range Catalog {
+		if seen[s.Name] {
+			t.Errorf("%s is in the catalog twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Description == "" {
+			t.Errorf("%s has no description", s.Name)
+		}
+		if s.Publishable && s.Origin != OriginChannel {
+			t.Errorf("%s is publishable but does not originate on a channel", s.Name)
+		}
+	}
+	if got := Publishable(); !slices.Equal(got, []string{EventReply, EventGateFeedback, EventControl, EventCreate}) {
+		t.Errorf("Publishable() = %q", got)
+	}
+}
