@@ -2,6 +2,7 @@ package channels
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -68,6 +69,11 @@ func VocabularyOf(cli *policy.CLIConfig) Vocabulary {
 		return Vocabulary{}
 	}
 	return NewVocabulary(cli.ControlKeyword)
+}
+
+// Recognises reports whether v has a keyword for command.
+func (v Vocabulary) Recognises(command string) bool {
+	return slices.ContainsFunc(v.words, func(w keyword) bool { return w.command == command })
 }
 
 // Control is what a comment asks of the-loop itself: one command, two or

@@ -12,7 +12,8 @@
 // contribution or ad-hoc loop when the state names one, or the pull-request
 // loop for a [Selector] with PR set). The shipped loops are compiled once per
 // process, on first use, by [Loop]. Inbound comments for a human gate come
-// from [ReadEvent] or [CommentEvent].
+// as a *graph.Event, which package channels reads from a webhook payload,
+// an event file or the command line.
 //
 // The ingress (the-loop serve, package channels/route) drives a bound
 // checkout with the same engine, opened with Options{CLI, NoAdopt}: it

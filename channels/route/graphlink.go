@@ -42,8 +42,8 @@ func loopOf(command string) string {
 // routing.control.requireStartCommand says it must be. With control
 // keywords off there is no way to start, stop or pause an item, and
 // nothing holds it.
-func (r *Router) held(b bindings.Binding) string {
-	if !r.cli.ControlEnabled() {
+func (l *Link) held(b bindings.Binding) string {
+	if !l.cli.ControlEnabled() {
 		return ""
 	}
 	switch b.Command() {
@@ -52,7 +52,7 @@ func (r *Router) held(b bindings.Binding) string {
 	case channels.CommandStop, channels.CommandCleanup:
 		return DropStopped
 	}
-	if r.cli.RequireStartCommand() && !b.Started() {
+	if l.cli.RequireStartCommand() && !b.Started() {
 		return DropAwaitingStart
 	}
 	return ""
@@ -64,7 +64,7 @@ func (r *Router) held(b bindings.Binding) string {
 // issue-12 of whatever checkout is bound. It runs before anything reads
 // the checkout, and fails closed: no checkout, no origin, an origin that
 // is not GitHub are all "not proved".
-func (r *Router) owned(t *target) (origin string, ok bool) {
+func (l *Link) owned(t *target) (origin string, ok bool) {
 	if fi, err := os.Stat(t.binding.Repo); err != nil || !fi.IsDir() {
 		return "", false
 	}
@@ -72,11 +72,11 @@ func (r *Router) owned(t *target) (origin string, ok bool) {
 	return origin, ok && strings.EqualFold(origin, t.work.Repository())
 }
 
-func (r *Router) foreign(t *target, origin, action string) {
+func (l *Link) foreign(t *target, origin, action string) {
 	if origin == "" {
 		origin = "no GitHub origin remote"
 	}
-	r.log.Warn("the bound checkout is not a checkout of the work item's repository; not driving a graph in it",
+	l.log.Warn("the bound checkout is not a checkout of the work item's repository; not driving a graph in it",
 		"work_item", t.work, "checkout", t.binding.Repo, "origin", origin, "action", action)
 }
 
@@ -135,9 +135,9 @@ const lockTimeout = 5 * time.Second
 
 // open opens the bound checkout, which must be proved first. The engine
 // never adopts by itself: adoption is adopt's, after the proof.
-func (r *Router) open(t *target) (*policy.Engine, error) {
-	return policy.Open(policy.Options{Repo: t.binding.Repo, CLI: r.cli, NoAdopt: true, ReloadHooks: true,
-		Log: r.log, Events: r.events, Integration: r.integration, LockTimeout: lockTimeout})
+func (l *Link) open(t *target) (*policy.Engine, error) {
+	return policy.Open(policy.Options{Repo: t.binding.Repo, CLI: l.cli, NoAdopt: true, ReloadHooks: true,
+		Log: l.log, Events: l.events, Integration: l.integration, LockTimeout: lockTimeout})
 }
 
 // adopt is seed 002's second call site: the checkout proved the work item's
@@ -215,6 +215,15 @@ func (r *Router) start(ctx context.Context, in *inbound, t *target, command stri
 		}
 		return applied("started", "graph", DropGraphDisabled)
 	}
+	if t.binding.Repo == "" {
+		// Bound to a thread alone: the start is the work item's, wherever
+		// it is worked; there is no graph here to enter.
+		r.react(in, policy.ReactionStarted)
+		if err := record(); err != nil {
+			return r.fault(in, t, "start", err)
+		}
+		return applied("started", "graph", DropNoCheckout)
+	}
 	if err := checkoutThere(t); err != nil {
 		return r.fault(in, t, "start", err)
 	}
@@ -268,6 +277,9 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 	if why := r.held(t.binding); why != "" {
 		r.log.Info("not driving a held work item", "work_item", t.work, "why", why)
 		return dropped(why, t.fields(in)), nil
+	}
+	if t.binding.Repo == "" {
+		return dropped(DropNoCheckout, t.fields(in)), nil
 	}
 	if err := checkoutThere(t); err != nil {
 		return r.fault(in, t, "advance", err)
@@ -335,7 +347,7 @@ func (r *Router) evaluate(e *policy.Engine, in *inbound, t *target, item string,
 	if !pos.Human {
 		return nil, nil
 	}
-	ev, err := policy.ParseEvent("delivery "+in.d.ID, in.d.Body)
+	ev, err := channels.ParseEvent("delivery "+in.d.ID, in.d.Body)
 	if err != nil {
 		return nil, err
 	}

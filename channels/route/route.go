@@ -3,7 +3,6 @@ package route
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
 	"github.com/the-loop/the-loop/channels/github"
-	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
 )
@@ -42,6 +40,9 @@ const (
 	// DropForeignCheckout: the bound checkout's origin is not the work
 	// item's repository, so its spec folders belong to another project.
 	DropForeignCheckout = "foreign-checkout"
+	// DropNoCheckout: the work item is bound to a chat thread and no
+	// checkout, so there is no graph to hand a comment to.
+	DropNoCheckout = "no-checkout"
 	// DropNoSpecDir: the work item has no spec folder in its checkout.
 	DropNoSpecDir = "no-spec-dir"
 	// DropNotAtGate: the work item is not at a human gate, so a comment
@@ -87,12 +88,7 @@ type Config struct {
 // one work item are processed one at a time, whichever issue or pull
 // request they arrived on.
 type Router struct {
-	cli         *policy.CLIConfig
-	integration graph.Integration
-	log         *slog.Logger
-	events      graph.Emitter
-	bindings    *bindings.Store
-	vocabulary  channels.Vocabulary
+	*Link
 
 	mu    sync.Mutex
 	items map[string]*sync.Mutex // per work item, by channels.Ref.Key
@@ -105,35 +101,19 @@ type Router struct {
 
 var _ channels.Processor = (*Router)(nil)
 
-// New builds a router. The CLI config is read once: a router serves the
-// configuration it was built with.
+// New builds a router on the Link NewLink builds from cfg. The CLI config
+// is read once: a router serves the configuration it was built with.
 func New(cfg Config) (*Router, error) {
-	if cfg.CLI == nil {
-		return nil, errors.New("route: no CLI config")
+	l, err := NewLink(cfg)
+	if err != nil {
+		return nil, err
 	}
 	r := &Router{
-		cli:         cfg.CLI,
-		integration: cfg.Integration,
-		log:         cfg.Log,
-		events:      cfg.Events,
-		bindings:    cfg.Bindings,
-		vocabulary:  channels.VocabularyOf(cfg.CLI),
-		items:       map[string]*sync.Mutex{},
-		reactions:   make(chan func(), maxPendingReactions),
+		Link:      l,
+		items:     map[string]*sync.Mutex{},
+		reactions: make(chan func(), maxPendingReactions),
 	}
 	go r.postReactions()
-	if r.integration == nil {
-		r.integration = graph.NoIntegration{}
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.events == nil {
-		r.events = eventlog.Discard
-	}
-	if r.bindings == nil {
-		r.bindings = bindings.Open(cfg.CLI.StateRoot())
-	}
 	if len(r.cli.AuthorizedUsers()) == 0 {
 		r.log.Warn("routing.authorizedUsers is empty: no comment will be acted on until it names someone")
 	}

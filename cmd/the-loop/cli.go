@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/the-loop/the-loop/channels"
 	"io"
 	"log/slog"
 	"os"
@@ -294,9 +295,9 @@ func (f EventFlags) event() (*graph.Event, error) {
 		if len(f.Comment) > 0 {
 			return nil, errors.New("--event-file and --comment are exclusive; give one")
 		}
-		return policy.ReadEvent(f.EventFile)
+		return channels.ReadEvent(f.EventFile)
 	}
-	return policy.CommentEvent(f.Comment, f.Author)
+	return channels.CommentEvent(f.Comment, f.Author)
 }
 
 // buildRef is set by a build that has no git history to stamp (the GitHub

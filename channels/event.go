@@ -1,4 +1,4 @@
-package policy
+package channels
 
 import (
 	"encoding/json"
