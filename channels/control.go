@@ -47,6 +47,7 @@ type Vocabulary struct {
 
 type keyword struct {
 	command string
+	word    string
 	re      *regexp.Regexp // the keyword, case-insensitively
 }
 
@@ -56,7 +57,7 @@ func NewVocabulary(keywordOf func(command string) string) Vocabulary {
 	var v Vocabulary
 	for _, c := range Commands {
 		if k := strings.TrimSpace(keywordOf(c)); k != "" {
-			v.words = append(v.words, keyword{command: c, re: regexp.MustCompile("(?i)" + regexp.QuoteMeta(k))})
+			v.words = append(v.words, keyword{command: c, word: k, re: regexp.MustCompile("(?i)" + regexp.QuoteMeta(k))})
 		}
 	}
 	return v
@@ -139,4 +140,56 @@ func containsToken(body string, re *regexp.Regexp) bool {
 // token: a word character (as Python's \w reads one) or '-' or ':'.
 func joins(r rune) bool {
 	return r == '_' || r == '-' || r == ':' || unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
+// defangMark is what Defang puts inside a keyword to break it, visibly: a
+// reader still sees which command was meant.
+const defangMark = "‹defanged›"
+
+// Defang returns text with every control keyword of v that Parse would
+// find broken, so that nothing reading text afterwards finds a command in
+// it: the ledger's record of a reply the pipeline delivered itself must
+// not be executed by the ledger's ingress when it is read back. A keyword
+// with a space gets the mark beside the space; a one-word keyword after its
+// first letter. Longer keywords go first, so one embedding another is
+// broken whole.
+func (v Vocabulary) Defang(text string) string {
+	words := slices.Clone(v.words)
+	slices.SortStableFunc(words, func(a, b keyword) int { return len(b.word) - len(a.word) })
+	for _, w := range words {
+		text = replaceTokens(text, w.re, func(m string) string {
+			if i := strings.IndexByte(m, ' '); i >= 0 {
+				return m[:i] + " " + defangMark + m[i:]
+			}
+			_, size := utf8.DecodeRuneInString(m)
+			return m[:size] + defangMark + m[size:]
+		})
+	}
+	return text
+}
+
+// replaceTokens replaces each match of re in body that stands as a whole
+// token (as containsToken reads one) with what with returns for it.
+func replaceTokens(body string, re *regexp.Regexp, with func(string) string) string {
+	var out strings.Builder
+	last := 0
+	for from := 0; from < len(body); {
+		loc := re.FindStringIndex(body[from:])
+		if loc == nil {
+			break
+		}
+		i, j := from+loc[0], from+loc[1]
+		before, _ := utf8.DecodeLastRuneInString(body[:i])
+		after, _ := utf8.DecodeRuneInString(body[j:])
+		if (i == 0 || !joins(before)) && (j == len(body) || !joins(after)) && j > i {
+			out.WriteString(body[last:i])
+			out.WriteString(with(body[i:j]))
+			last, from = j, j
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(body[i:])
+		from = i + max(size, 1)
+	}
+	out.WriteString(body[last:])
+	return out.String()
 }

@@ -185,3 +185,24 @@ func FuzzVocabularyParse(f *testing.F) {
 		}
 	})
 }
+
+func TestADefangedReplyCarriesNoCommandAndStillShowsWhichWasMeant(t *testing.T) {
+	v := NewVocabulary(func(c string) string {
+		return map[string]string{CommandStart: "the-loop start", CommandStop: "the-loop stop", CommandDo: "go"}[c]
+	})
+	for _, tc := range []struct{ in, want string }{
+		{"please the-loop start now", "please the-loop ‹defanged› start now"},
+		{"THE-LOOP STOP.", "THE-LOOP ‹defanged› STOP."},
+		{"go go gadget", "g‹defanged›o g‹defanged›o gadget"},
+		{"gone and the-loop started stay", "gone and the-loop started stay"},
+		{"approved", "approved"},
+	} {
+		got := v.Defang(tc.in)
+		if got != tc.want {
+			t.Errorf("Defang(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if c := v.Parse(got); len(c.Matched) != 0 {
+			t.Errorf("Parse(Defang(%q)) still finds %v", tc.in, c.Matched)
+		}
+	}
+}
