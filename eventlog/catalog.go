@@ -30,12 +30,15 @@ type EventType struct {
 // type that is not here, so adding an instrumentation point means adding its
 // row. The table is read-only.
 var Catalog = []EventType{
-	{"channel.dropped", LevelInfo, "An inbound reply on a channel was not processed (channel, work_item, actor, reason: unmapped | self-authored | unauthorized-actor | undeliverable)."},
-	{"channel.mirror_failed", LevelWarning, "A channel reply could not be copied onto its work item; delivery still went ahead (channel, work_item, error)."},
-	{"channel.mirrored", LevelInfo, "A channel reply was copied onto its work item as the-loop's own marked comment (channel, work_item, actor)."},
+	{"channel.delivered", LevelInfo, "A work-item.reply heard on a channel was handed to the work item's bound session (channel, work_item, actor, target: url | command | inbox)."},
+	{"channel.dropped", LevelInfo, "A message on a channel was not processed, or a work-item.reply recorded on the ledger could not be delivered (channel, work_item, thread, actor, kind, gate, error, reason: channel-disabled | unmapped | self-authored | unauthorized-actor | unpublishable-event | kickoff-disabled | not-a-new-message | undeliverable)."},
+	{"channel.mirror_failed", LevelWarning, "A message on a channel could not be recorded on its work item's ledger; a work-item.reply is still delivered (channel, work_item, kind, error)."},
+	{"channel.mirrored", LevelInfo, "A message on a channel was recorded on its work item's ledger: a work-item.reply marked as the-loop's own, a gate.feedback or control.command unmarked for the webhook ingress to judge (channel, work_item, actor, kind)."},
 	{"channel.post_failed", LevelWarning, "Posting to a channel failed; the work item remains the record (channel, work_item, event_type, error)."},
 	{"channel.posted", LevelInfo, "An outbound notification was posted to a channel (channel, work_item, event_type, thread)."},
-	{"channel.reply_received", LevelInfo, "An authorized reply arrived on a work item's thread and was classified (channel, work_item, actor, type, gate: open | none | unknown). Carries ids, never the text."},
+	{"channel.reaction_added", LevelDebug, "A reaction acknowledging a message on a channel was added to it (channel, work_item, state: received | completed | error, content)."},
+	{"channel.reaction_failed", LevelWarning, "A reaction acknowledging a message on a channel could not be added; what the message did is unaffected (channel, work_item, state, content, error)."},
+	{"channel.reply_received", LevelInfo, "An authorized reply arrived on a work item's thread and was classified (channel, work_item, actor, kind: work-item.reply | gate.feedback | control.command, gate: open | none | unknown | n/a). Carries ids and words, never the text."},
 	{"control.ambiguous", LevelWarning, "A reply carried more than one distinct control keyword, so none was applied (work_item, actor, commands, delivery_id)."},
 	{"control.command", LevelInfo, "A control keyword from an authorized user was applied (work_item, command, actor, via: comment, effect, delivery_id)."},
 	{"control.rejected", LevelWarning, "A control keyword was recognised but refused (work_item, command, actor, via: comment, reason, delivery_id)."},
@@ -68,7 +71,7 @@ var Catalog = []EventType{
 	{"harness.config_scaffolded", LevelInfo, "the-loop adopted a repository with no harness config by writing the built-in default (work_item, path, repo)."},
 	{"reaction.added", LevelDebug, "A reaction acknowledging an inbound comment was added to it (work_item: the issue or pull request, state: started | completed | error, content, delivery_id)."},
 	{"reaction.failed", LevelWarning, "A reaction acknowledging an inbound comment could not be added; what the comment did is unaffected (work_item, state, content, error, delivery_id)."},
-	{"routing.dropped", LevelInfo, "An accepted webhook was not routed: dropped on arrival (disabled-event | duplicate-delivery), by processing (no-work-item | self-authored | unauthorized-actor | not-a-new-comment | control-ambiguous | control-rejected | graph-disabled | awaiting-start | paused | stopped | foreign-checkout | no-spec-dir | not-at-gate | replayed-comment | stale-comment), or its processing failed and its delivery id was released for a redelivery (processing-failed, with error). Every queued delivery gets exactly one routing.routed or routing.dropped, across restarts (gh_event, delivery_id, work_item, action, reason, and the processor's fields such as actor)."},
+	{"routing.dropped", LevelInfo, "An accepted webhook was not routed: dropped on arrival (disabled-event | duplicate-delivery), by processing (no-work-item | self-authored | unauthorized-actor | not-a-new-comment | control-ambiguous | control-rejected | graph-disabled | awaiting-start | paused | stopped | foreign-checkout | no-checkout | no-spec-dir | not-at-gate | replayed-comment | stale-comment), or its processing failed and its delivery id was released for a redelivery (processing-failed, with error). Every queued delivery gets exactly one routing.routed or routing.dropped, across restarts (gh_event, delivery_id, work_item, action, reason, and the processor's fields such as actor)."},
 	{"routing.routed", LevelInfo, "An accepted webhook mapped to work items and passed every guard (gh_event, delivery_id, work_item, action, and the processor's fields such as work_items)."},
 	{"server.started", LevelInfo, "The webhook receiver started (host, port, path, queued: deliveries left by the last run)."},
 	{"server.stopped", LevelInfo, "The webhook receiver shut down; deliveries still queued are processed on the next start (queued)."},
