@@ -19,6 +19,13 @@ import (
 // of the schema (following "$ref" into "$defs").
 func schemaDeclares(t *testing.T, schema []byte, key string) bool {
 	t.Helper()
+	return schemaNode(t, schema, key) != nil
+}
+
+// schemaNode is the schema of the property at a dotted key path (following
+// "$ref" into "$defs" on the way), or nil when the schema does not declare it.
+func schemaNode(t *testing.T, schema []byte, key string) map[string]any {
+	t.Helper()
 	var root map[string]any
 	if err := json.Unmarshal(schema, &root); err != nil {
 		t.Fatal(err)
@@ -31,11 +38,11 @@ func schemaDeclares(t *testing.T, schema []byte, key string) bool {
 		props, _ := node["properties"].(map[string]any)
 		next, ok := props[part].(map[string]any)
 		if !ok {
-			return false
+			return nil
 		}
 		node = next
 	}
-	return true
+	return node
 }
 
 func TestSchemasCompile(t *testing.T) {
@@ -146,6 +153,16 @@ func TestValidateCLI(t *testing.T) {
 		{"poll source is open", "polling: {sources: [{provider: github, anything: 1}]}", "", ""},
 		{"collaborator roles", "collaborators: [{handle: a, roles: []}]", "collaborators[0].roles", "minItems"},
 		{"ghWebhook is strict", "webhooks: {ghWebhook: {routing: {}}}", "webhooks.ghWebhook.routing", "unknown key"},
+		{"authorized users mix logins and persons", "routing: {authorizedUsers: [octocat, {github: jc1993, slack: U0456GHIJKL, name: John}, {slack: U1}]}", "", ""},
+		{"a person needs a key", "routing: {authorizedUsers: [{}]}", "routing.authorizedUsers[0]", "minProperties"},
+		{"a person that is a number", "routing: {authorizedUsers: [octocat, 42]}", "routing.authorizedUsers[1]", "got number, want string or object"},
+		{"a person that is a list", "routing: {authorizedUsers: [[octocat]]}", "routing.authorizedUsers[0]", "got array, want string or object"},
+		{"a person that is null", "routing: {authorizedUsers: [~]}", "routing.authorizedUsers[0]", "got null, want string or object"},
+		{"a channel id that is a number", "routing: {authorizedUsers: [{github: jc1993, slack: 12345}]}", "routing.authorizedUsers[0].slack", "got number, want string"},
+		{"a channel id that is a list", "routing: {authorizedUsers: [{slack: [U1, U2]}]}", "routing.authorizedUsers[0].slack", "got array, want string"},
+		{"an empty channel id", "routing: {authorizedUsers: [{slack: ''}]}", "routing.authorizedUsers[0].slack", "minLength"},
+		{"a name that is not a string", "routing: {authorizedUsers: [{github: a, name: 3}]}", "routing.authorizedUsers[0].name", "got number, want string"},
+		{"a whole list that is a string", "routing: {authorizedUsers: octocat}", "routing.authorizedUsers", "got string, want array"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
