@@ -125,6 +125,14 @@
 // a chat channel resolves who wrote a message with PersonOn, from the id
 // the channel vouches for. An entry naming no id authorizes nobody.
 //
+// The channels block (Channels, raw) is read by the channel packages:
+// channels.slack by channels/slack, whose subscribe, publish (the grants,
+// default work-item.reply), read.mode (poll, socket, events, off),
+// signingSecretEnv, apiBaseUrl and reactions the schema declares with their
+// defaults. Its older events and authorizedUsers keys still load but are
+// not read (issue-309): they became subscribe and the slack ids of person
+// entries.
+//
 // The integrations.github block itself (transport, api.tokenEnv,
 // api.baseUrl, cli.binary) is read by channels/github, which builds the
 // integration Options.Integration and Options.Replies take.

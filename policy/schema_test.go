@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,8 @@ func TestOurKeysInSchemas(t *testing.T) {
 		"routing.graph.repoHooks", "routing.graph.hookPath", "routing.graph.hookLimits.steps",
 		"routing.graph.hookLimits.seconds", "routing.graph.specDir", "routing.authorizedUsers",
 		"routing.control.keywords.execute", "state.root", "eventLog.path", "integrations.github",
+		"channels.slack.subscribe", "channels.slack.publish", "channels.slack.signingSecretEnv",
+		"channels.slack.apiBaseUrl", "channels.slack.reactions.received", "channels.slack.read.mode",
 	} {
 		if !schemaDeclares(t, CLISchema(), key) {
 			t.Errorf("CLI schema lacks %s", key)
@@ -163,6 +166,12 @@ func TestValidateCLI(t *testing.T) {
 		{"an empty channel id", "routing: {authorizedUsers: [{slack: ''}]}", "routing.authorizedUsers[0].slack", "minLength"},
 		{"a name that is not a string", "routing: {authorizedUsers: [{github: a, name: 3}]}", "routing.authorizedUsers[0].name", "got number, want string"},
 		{"a whole list that is a string", "routing: {authorizedUsers: octocat}", "routing.authorizedUsers", "got string, want array"},
+		{"slack issue-309 keys", "channels: {slack: {subscribe: [phase-approval-pending], publish: [work-item.reply, gate.feedback], signingSecretEnv: S, apiBaseUrl: 'http://127.0.0.1:1/api', read: {mode: events}, reactions: {enabled: true, received: eyes, completed: white_check_mark, error: warning}}}", "", ""},
+		{"slack grants are not enum-restricted", "channels: {slack: {publish: [work-item.reply, work-item.rpely]}}", "", ""},
+		{"slack grants are strings", "channels: {slack: {publish: work-item.reply}}", "channels.slack.publish", "got string, want array"},
+		{"slack read modes", "channels: {slack: {read: {mode: webhook}}}", "channels.slack.read.mode", `want one of "poll", "socket", "events", "off"`},
+		{"slack removed keys still load", "channels: {slack: {events: [session.awaiting_input], authorizedUsers: [U1]}}", "", ""},
+		{"slack reactions are strict", "channels: {slack: {reactions: {started: eyes}}}", "channels.slack.reactions.started", "unknown key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -333,4 +342,43 @@ func FuzzLoadHarnessConfig(f *testing.F) {
 		_, _ = c.HooksBlock()
 		_, _ = c.ResolveSpecDir("")
 	})
+}
+
+// TestTheSlackChannelSchemaDocumentsItsDefaults: the channel parser (package
+// channels/slack) and `the-loop config schema cli` must tell an operator
+// the same defaults.
+func TestTheSlackChannelSchemaDocumentsItsDefaults(t *testing.T) {
+	tests := []struct {
+		key  string
+		want any
+	}{
+		{"channels.slack.enabled", false},
+		{"channels.slack.botTokenEnv", "THE_LOOP_SLACK_BOT_TOKEN"},
+		{"channels.slack.signingSecretEnv", "SLACK_SIGNING_SECRET"},
+		{"channels.slack.apiBaseUrl", "https://slack.com/api"},
+		{"channels.slack.publish", []any{"work-item.reply"}},
+		{"channels.slack.read.mode", "poll"},
+		{"channels.slack.read.intervalSeconds", float64(30)},
+		{"channels.slack.reactions.enabled", true},
+		{"channels.slack.reactions.received", "eyes"},
+		{"channels.slack.reactions.completed", "white_check_mark"},
+		{"channels.slack.reactions.error", "warning"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			node := schemaNode(t, CLISchema(), tt.key)
+			if node == nil {
+				t.Fatalf("the CLI schema lacks %s", tt.key)
+			}
+			if got := node["default"]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("default = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+	for _, key := range []string{"channels.slack.events", "channels.slack.authorizedUsers"} {
+		node := schemaNode(t, CLISchema(), key)
+		if desc, _ := node["description"].(string); node["deprecated"] != true || !strings.Contains(desc, "Removed (issue-309)") {
+			t.Errorf("%s is not described as removed: %v", key, node)
+		}
+	}
 }
