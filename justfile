@@ -40,6 +40,7 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzParseState$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
     go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzParseEnvelope$' -fuzztime {{seconds}}s ./builtins
     go test -run '^$' -fuzz '^FuzzReadFile$' -fuzztime {{seconds}}s ./repo
     go test -run '^$' -fuzz '^FuzzParseRef$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzItemOf$' -fuzztime {{seconds}}s ./channels

@@ -36,6 +36,14 @@ func IsSelfAuthored(body string) bool { return isSelfAuthored(body) }
 // never disagree.
 func IsAuthorized(actor string, allowed []string) bool { return isAuthorized(actor, allowed) }
 
+// MarkSelfAuthored stamps body as the-loop's own, exactly as the hooks stamp
+// what they post, for callers elsewhere (the ledger) that post text
+// the-loop composed; see markSelfAuthored. A record of a person's reply is
+// not such text and must not be marked: every reader drops a marked body,
+// so it could never answer a gate. It carries an envelope instead
+// (StampEnvelope), naming who replied.
+func MarkSelfAuthored(body string) string { return markSelfAuthored(body) }
+
 // isSelfAuthored reports whether body carries the-loop's own marker.
 func isSelfAuthored(body string) bool {
 	return body != "" && strings.Contains(body, selfCommentMarker)
@@ -102,6 +110,16 @@ func waitingFor(ctx *graph.Context, reason string) string {
 }
 
 // filterAuthorized applies the gate-reading rule to comments from any source.
+//
+// A comment that passes and carries a ledger envelope (see ParseEnvelope)
+// naming an actor whose github id is authorized too is attributed to that
+// person: a reply given on a chat channel is posted to the issue by the
+// operator's account, and the gate must record who answered, not who
+// posted (the original's decision-103 D4). Attribution only narrows: it
+// maps one authorized login to another, and reads the envelope only once
+// the poster has passed. An envelope on a stranger's comment is text that
+// is never read; one naming an unauthorized or no github id changes
+// nothing.
 func filterAuthorized(ctx *graph.Context, comments []graph.Comment) []graph.Comment {
 	var out []graph.Comment
 	for _, c := range comments {
@@ -114,9 +132,28 @@ func filterAuthorized(ctx *graph.Context, comments []graph.Comment) []graph.Comm
 			}
 			continue
 		}
+		if who := envelopeAuthor(c.Body, ctx.Settings.AuthorizedUsers); who != "" {
+			if ctx.Log != nil {
+				ctx.Log.Debug("attributing a recorded reply to its actor", "poster", c.Author, "actor", who)
+			}
+			c.Author = who
+		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// envelopeAuthor is the github id of the actor body's envelope names when
+// that id is authorized, else "".
+func envelopeAuthor(body string, allowed []string) string {
+	e, ok := ParseEnvelope(body)
+	if !ok {
+		return ""
+	}
+	if who := e.Actor["github"]; isAuthorized(who, allowed) {
+		return who
+	}
+	return ""
 }
 
 // commentRecords is comments as JSON-natural result data, [{author, body}]:

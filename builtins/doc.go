@@ -57,6 +57,19 @@
 // request-review, publish-artifact, notify, post-*, deliver-assignment,
 // mcp-call) and verify-tests live in files of their own names.
 //
+// # Who a gate listens to
+//
+// Every gate reads comments by one rule (filterAuthorized, authz.go): a
+// comment carrying the-loop's own marker is dropped (IsSelfAuthored; the
+// hooks, and the ledger through MarkSelfAuthored, mark what they post),
+// then any whose author is not on Settings.AuthorizedUsers (IsAuthorized).
+// A comment that passes and carries a ledger envelope (envelope.go:
+// StampEnvelope writes it, ParseEnvelope reads it) naming an authorized
+// github id as its actor is attributed to that person, so a reply given
+// on a chat channel and posted by the operator's account is recorded as
+// its author's. Attribution maps one authorized login to another and
+// never admits anyone.
+//
 // # Adding a hook
 //
 // Create one file named after the hook, declare its type, and call register

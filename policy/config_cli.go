@@ -386,12 +386,13 @@ func versionParts(v string) []int {
 // and whether it is present.
 func (c *CLIConfig) Lookup(key string) (any, bool) { return lookup(c.Doc, key) }
 
-// AuthorizedUsers is routing.authorizedUsers: the GitHub logins whose
-// actions the-loop acts on. Empty (the default) means no human-authored
-// event is acted on. The slice is a copy.
-func (c *CLIConfig) AuthorizedUsers() []string {
-	return stringsAt(c.Doc, "routing.authorizedUsers")
-}
+// AuthorizedUsers is the GitHub logins of routing.authorizedUsers (bare
+// strings and github ids of person entries, in config order, each once):
+// whose actions on GitHub the-loop acts on. It is AuthorizedOn(ChannelGitHub),
+// kept because the router and the gates read GitHub logins only, so a
+// person with only a chat id authorizes nothing there. Empty (the default)
+// means no human-authored event is acted on. The slice is a copy.
+func (c *CLIConfig) AuthorizedUsers() []string { return c.AuthorizedOn(ChannelGitHub) }
 
 // GraphEnabled is routing.graph.enabled: whether ingress drives the process
 // graph. Default true.

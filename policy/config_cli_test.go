@@ -190,6 +190,9 @@ func TestCLIConfigValues(t *testing.T) {
 	if got := c.AuthorizedUsers(); !slices.Equal(got, []string{"octocat", "hubot"}) {
 		t.Errorf("AuthorizedUsers = %v", got)
 	}
+	if got := c.AuthorizedOn("slack"); !slices.Equal(got, []string{"U0HUBOT", "U0SLACKONLY"}) {
+		t.Errorf("AuthorizedOn(slack) = %v", got)
+	}
 	if c.GraphEnabled() || c.RepoHooks() {
 		t.Errorf("GraphEnabled=%v RepoHooks=%v, want both false", c.GraphEnabled(), c.RepoHooks())
 	}

@@ -98,7 +98,9 @@
 // change's own); CLIConfig.Ignored names it, and Open says so in a note.
 //
 //	key                                   accessor          default
-//	routing.authorizedUsers               AuthorizedUsers   none (nothing human-authored is acted on)
+//	routing.authorizedUsers               People, PersonOn  none (nothing human-authored is acted on)
+//	  ids on one channel                  AuthorizedOn      none
+//	  GitHub logins                       AuthorizedUsers   none
 //	routing.graph.enabled                 GraphEnabled      true
 //	routing.graph.repoHooks               RepoHooks         true
 //	routing.graph.hookPath                HookPath          none, then $THE_LOOP_HOOK_PATH
@@ -114,6 +116,23 @@
 //	state.root                            StateRoot         ~/.the-loop
 //	eventLog.path, eventLog.enabled       EventLogPath/...  <state root>/logs/events.jsonl, true
 //	integrations.github                   Integration       "none" unless the block is declared
+//
+// Each routing.authorizedUsers entry is one [Person]: a bare string is a
+// GitHub login, a mapping names the person's id on every channel they act
+// on ({github: jc1993, slack: U0456GHIJKL, name: John}; name is the one key
+// that is not a channel). Authorization is per channel and never crosses
+// one: the router and the gates read AuthorizedUsers, the GitHub logins
+// only, so a person with only a slack id authorizes nothing on GitHub, and
+// a chat channel resolves who wrote a message with PersonOn, from the id
+// the channel vouches for. An entry naming no id authorizes nobody.
+//
+// The channels block (Channels, raw) is read by the channel packages:
+// channels.slack by channels/slack, whose subscribe, publish (the grants,
+// default work-item.reply), read.mode (poll, socket, events, off),
+// signingSecretEnv, apiBaseUrl and reactions the schema declares with their
+// defaults. Its older events and authorizedUsers keys still load but are
+// not read (issue-309): they became subscribe and the slack ids of person
+// entries.
 //
 // The integrations.github block itself (transport, api.tokenEnv,
 // api.baseUrl, cli.binary) is read by channels/github, which builds the

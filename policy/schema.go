@@ -133,7 +133,11 @@ func schemaError(verr *jsonschema.ValidationError, doc any, file string, top *ya
 			leaves = append(leaves, e)
 			return
 		}
-		for _, c := range e.Causes {
+		causes := e.Causes
+		if alternatives(e) {
+			causes = pruneAlternatives(e)
+		}
+		for _, c := range causes {
 			collect(c)
 		}
 	}
@@ -174,6 +178,65 @@ func schemaError(verr *jsonschema.ValidationError, doc any, file string, top *ya
 		msg = b.String()
 	}
 	return &graph.ConfigError{File: file, Line: first.line, Key: first.key, Msg: msg}
+}
+
+// alternatives reports whether e is a oneOf or anyOf that no alternative
+// satisfied, its causes being the alternatives' own failures.
+func alternatives(e *jsonschema.ValidationError) bool {
+	switch k := e.ErrorKind.(type) {
+	case *kind.AnyOf:
+		return true
+	case *kind.OneOf:
+		return len(k.Subschemas) == 0
+	}
+	return false
+}
+
+// pruneAlternatives keeps the failures an operator can act on when a value
+// fits none of several shapes (a person entry is a string or a mapping).
+// An alternative refused only for the value's type says nothing once
+// another alternative had the right type and failed deeper: that deeper
+// failure ("slack: got number, want string") is the one to report. When
+// every alternative refused the type, the result is one type error naming
+// every type wanted ("got number, want string or object") rather than one
+// per alternative.
+func pruneAlternatives(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var kept []*jsonschema.ValidationError
+	merged := &kind.Type{}
+	for _, c := range e.Causes {
+		t, ok := wrongType(c, e.InstanceLocation)
+		if !ok {
+			kept = append(kept, c)
+			continue
+		}
+		merged.Got = t.Got
+		for _, w := range t.Want {
+			if !slices.Contains(merged.Want, w) {
+				merged.Want = append(merged.Want, w)
+			}
+		}
+	}
+	if len(kept) > 0 {
+		return kept
+	}
+	return []*jsonschema.ValidationError{{
+		SchemaURL:        e.SchemaURL,
+		InstanceLocation: e.InstanceLocation,
+		ErrorKind:        merged,
+	}}
+}
+
+// wrongType returns the type error that is an alternative's only failure,
+// when it concerns the value at loc itself.
+func wrongType(e *jsonschema.ValidationError, loc []string) (*kind.Type, bool) {
+	for len(e.Causes) == 1 {
+		e = e.Causes[0]
+	}
+	t, ok := e.ErrorKind.(*kind.Type)
+	if !ok || len(e.Causes) > 0 || !slices.Equal(e.InstanceLocation, loc) {
+		return nil, false
+	}
+	return t, true
 }
 
 // misplaced is a hint for keys that belong elsewhere, when where is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,13 @@ import (
 // of the schema (following "$ref" into "$defs").
 func schemaDeclares(t *testing.T, schema []byte, key string) bool {
 	t.Helper()
+	return schemaNode(t, schema, key) != nil
+}
+
+// schemaNode is the schema of the property at a dotted key path (following
+// "$ref" into "$defs" on the way), or nil when the schema does not declare it.
+func schemaNode(t *testing.T, schema []byte, key string) map[string]any {
+	t.Helper()
 	var root map[string]any
 	if err := json.Unmarshal(schema, &root); err != nil {
 		t.Fatal(err)
@@ -31,11 +39,11 @@ func schemaDeclares(t *testing.T, schema []byte, key string) bool {
 		props, _ := node["properties"].(map[string]any)
 		next, ok := props[part].(map[string]any)
 		if !ok {
-			return false
+			return nil
 		}
 		node = next
 	}
-	return true
+	return node
 }
 
 func TestSchemasCompile(t *testing.T) {
@@ -74,6 +82,8 @@ func TestOurKeysInSchemas(t *testing.T) {
 		"routing.graph.repoHooks", "routing.graph.hookPath", "routing.graph.hookLimits.steps",
 		"routing.graph.hookLimits.seconds", "routing.graph.specDir", "routing.authorizedUsers",
 		"routing.control.keywords.execute", "state.root", "eventLog.path", "integrations.github",
+		"channels.slack.subscribe", "channels.slack.publish", "channels.slack.signingSecretEnv",
+		"channels.slack.apiBaseUrl", "channels.slack.reactions.received", "channels.slack.read.mode",
 	} {
 		if !schemaDeclares(t, CLISchema(), key) {
 			t.Errorf("CLI schema lacks %s", key)
@@ -146,6 +156,22 @@ func TestValidateCLI(t *testing.T) {
 		{"poll source is open", "polling: {sources: [{provider: github, anything: 1}]}", "", ""},
 		{"collaborator roles", "collaborators: [{handle: a, roles: []}]", "collaborators[0].roles", "minItems"},
 		{"ghWebhook is strict", "webhooks: {ghWebhook: {routing: {}}}", "webhooks.ghWebhook.routing", "unknown key"},
+		{"authorized users mix logins and persons", "routing: {authorizedUsers: [octocat, {github: jc1993, slack: U0456GHIJKL, name: John}, {slack: U1}]}", "", ""},
+		{"a person needs a key", "routing: {authorizedUsers: [{}]}", "routing.authorizedUsers[0]", "minProperties"},
+		{"a person that is a number", "routing: {authorizedUsers: [octocat, 42]}", "routing.authorizedUsers[1]", "got number, want string or object"},
+		{"a person that is a list", "routing: {authorizedUsers: [[octocat]]}", "routing.authorizedUsers[0]", "got array, want string or object"},
+		{"a person that is null", "routing: {authorizedUsers: [~]}", "routing.authorizedUsers[0]", "got null, want string or object"},
+		{"a channel id that is a number", "routing: {authorizedUsers: [{github: jc1993, slack: 12345}]}", "routing.authorizedUsers[0].slack", "got number, want string"},
+		{"a channel id that is a list", "routing: {authorizedUsers: [{slack: [U1, U2]}]}", "routing.authorizedUsers[0].slack", "got array, want string"},
+		{"an empty channel id", "routing: {authorizedUsers: [{slack: ''}]}", "routing.authorizedUsers[0].slack", "minLength"},
+		{"a name that is not a string", "routing: {authorizedUsers: [{github: a, name: 3}]}", "routing.authorizedUsers[0].name", "got number, want string"},
+		{"a whole list that is a string", "routing: {authorizedUsers: octocat}", "routing.authorizedUsers", "got string, want array"},
+		{"slack issue-309 keys", "channels: {slack: {subscribe: [phase-approval-pending], publish: [work-item.reply, gate.feedback], signingSecretEnv: S, apiBaseUrl: 'http://127.0.0.1:1/api', read: {mode: events}, reactions: {enabled: true, received: eyes, completed: white_check_mark, error: warning}}}", "", ""},
+		{"slack grants are not enum-restricted", "channels: {slack: {publish: [work-item.reply, work-item.rpely]}}", "", ""},
+		{"slack grants are strings", "channels: {slack: {publish: work-item.reply}}", "channels.slack.publish", "got string, want array"},
+		{"slack read modes", "channels: {slack: {read: {mode: webhook}}}", "channels.slack.read.mode", `want one of "poll", "socket", "events", "off"`},
+		{"slack removed keys still load", "channels: {slack: {events: [session.awaiting_input], authorizedUsers: [U1]}}", "", ""},
+		{"slack reactions are strict", "channels: {slack: {reactions: {started: eyes}}}", "channels.slack.reactions.started", "unknown key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -316,4 +342,43 @@ func FuzzLoadHarnessConfig(f *testing.F) {
 		_, _ = c.HooksBlock()
 		_, _ = c.ResolveSpecDir("")
 	})
+}
+
+// TestTheSlackChannelSchemaDocumentsItsDefaults: the channel parser (package
+// channels/slack) and `the-loop config schema cli` must tell an operator
+// the same defaults.
+func TestTheSlackChannelSchemaDocumentsItsDefaults(t *testing.T) {
+	tests := []struct {
+		key  string
+		want any
+	}{
+		{"channels.slack.enabled", false},
+		{"channels.slack.botTokenEnv", "THE_LOOP_SLACK_BOT_TOKEN"},
+		{"channels.slack.signingSecretEnv", "SLACK_SIGNING_SECRET"},
+		{"channels.slack.apiBaseUrl", "https://slack.com/api"},
+		{"channels.slack.publish", []any{"work-item.reply"}},
+		{"channels.slack.read.mode", "poll"},
+		{"channels.slack.read.intervalSeconds", float64(30)},
+		{"channels.slack.reactions.enabled", true},
+		{"channels.slack.reactions.received", "eyes"},
+		{"channels.slack.reactions.completed", "white_check_mark"},
+		{"channels.slack.reactions.error", "warning"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			node := schemaNode(t, CLISchema(), tt.key)
+			if node == nil {
+				t.Fatalf("the CLI schema lacks %s", tt.key)
+			}
+			if got := node["default"]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("default = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+	for _, key := range []string{"channels.slack.events", "channels.slack.authorizedUsers"} {
+		node := schemaNode(t, CLISchema(), key)
+		if desc, _ := node["description"].(string); node["deprecated"] != true || !strings.Contains(desc, "Removed (issue-309)") {
+			t.Errorf("%s is not described as removed: %v", key, node)
+		}
+	}
 }

@@ -115,7 +115,7 @@ func New(cfg Config) (*Router, error) {
 	}
 	go r.postReactions()
 	if len(r.cli.AuthorizedUsers()) == 0 {
-		r.log.Warn("routing.authorizedUsers is empty: no comment will be acted on until it names someone")
+		r.log.Warn("routing.authorizedUsers names no GitHub login: no comment will be acted on until it names someone")
 	}
 	return r, nil
 }
