@@ -138,6 +138,9 @@ func filterAuthorized(ctx *graph.Context, comments []graph.Comment) []graph.Comm
 			}
 			c.Author = who
 		}
+		if words, ok := RelayedWords(c.Body); ok {
+			c.Body = words
+		}
 		out = append(out, c)
 	}
 	return out

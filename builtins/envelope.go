@@ -198,3 +198,33 @@ func envelopeActor(raw json.RawMessage) (map[string]string, bool) {
 	}
 	return out, true
 }
+
+// relayedTypes are the envelope types whose record carries a person's
+// words for a gate or the control seam to read: a chat channel's answer
+// to a gate, and its control command.
+var relayedTypes = map[string]bool{"gate.feedback": true, "control.command": true}
+
+// RelayedWords is what a person said in a record the ledger relayed from a
+// chat channel: the block-quoted lines of a body carrying a gate.feedback
+// or control.command envelope, unquoted. ok is false for any other body.
+//
+// A gate reads these words rather than the whole record, so that the
+// record's own attribution line ("recorded ... from ..."), and a person's
+// name in it, can never be read as part of the answer.
+func RelayedWords(body string) (words string, ok bool) {
+	e, found := ParseEnvelope(body)
+	if !found || !relayedTypes[e.Type] {
+		return "", false
+	}
+	var lines []string
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if rest, quoted := strings.CutPrefix(l, ">"); quoted {
+			lines = append(lines, strings.TrimPrefix(rest, " "))
+		}
+	}
+	if len(lines) == 0 {
+		return "", false
+	}
+	return strings.Join(lines, "\n"), true
+}

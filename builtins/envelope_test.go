@@ -313,3 +313,46 @@ func TestFilterAuthorizedOnlyMapsOneAuthorizedLoginToAnother(t *testing.T) {
 		}
 	}
 }
+
+func TestAGateReadsOnlyThePersonsWordsInARelayedRecord(t *testing.T) {
+	ctFixClock(t)
+	envFixClock(t)
+	// The attribution names Benito, whose name holds "nit", a hedge the
+	// classifier reads as "with comments": only the quoted words count.
+	record := StampEnvelope("💬 **the-loop** recorded an answer to the open gate from `Benito` (`slack:U0456`), sent on the **slack** channel:\n\n> approved",
+		Envelope{Type: "gate.feedback", Source: "slack", Actor: map[string]string{"github": "benito", "slack": "U0456"}})
+	ctx := ctGate(t, []string{"operator", "benito"}, "operator", record)
+	ctx.Node = &graph.Node{ID: "requirements-approval", Actor: graph.ActorHuman}
+	gate := ctRun(t, classifyFeedback{}, ctx)
+	ctWantStatus(t, gate, graph.StatusPass)
+	if got := gate.Data["outcome"]; got != graph.OutcomeApproved {
+		t.Errorf("outcome = %v, want %s: the record's own line was read as the answer", got, graph.OutcomeApproved)
+	}
+	comments := fbComments(gate.Data["comments"])
+	if len(comments) != 1 || comments[0].Body != "approved" || comments[0].Author != "benito" {
+		t.Errorf("the gate read %+v, want benito's words alone", comments)
+	}
+}
+
+func TestRelayedWords(t *testing.T) {
+	relay := func(typ, body string) string {
+		return StampEnvelope(body, Envelope{Type: typ, Source: "slack", Actor: map[string]string{"slack": "U1"}})
+	}
+	for _, tc := range []struct {
+		name, body, want string
+		ok               bool
+	}{
+		{"a gate answer", relay("gate.feedback", "head:\n\n> approved\n> with a nit"), "approved\nwith a nit", true},
+		{"a control command", relay("control.command", "head:\n\n>the-loop stop"), "the-loop stop", true},
+		{"a reply record is not relayed", relay("work-item.reply", "head:\n\n> approved"), "", false},
+		{"no quote", relay("gate.feedback", "approved"), "", false},
+		{"no envelope", "> approved", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := RelayedWords(tc.body)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("RelayedWords = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
