@@ -75,6 +75,7 @@ var Catalog = []EventType{
 	{"routing.routed", LevelInfo, "An accepted webhook mapped to work items and passed every guard (gh_event, delivery_id, work_item, action, and the processor's fields such as work_items)."},
 	{"server.started", LevelInfo, "The webhook receiver started (host, port, path, queued: deliveries left by the last run)."},
 	{"server.stopped", LevelInfo, "The webhook receiver shut down; deliveries still queued are processed on the next start (queued)."},
+	{"slack.rejected", LevelWarning, "A request to the Slack Events API endpoint was refused before it was queued (event_id when it was read, retry_num, remote, reason: method-not-allowed | too-large | unsupported-media-type | invalid-signature | invalid-payload | unavailable)."},
 	{"webhook.received", LevelInfo, "An inbound webhook passed its signature check and was answered 202; one to be processed is durable in the queue before that (gh_event, delivery_id, work_item, action, verified)."},
 	{"webhook.rejected", LevelWarning, "An inbound webhook was refused before routing (delivery_id, gh_event, remote, reason: invalid-signature | invalid-payload | too-large | unsupported-media-type | unavailable)."},
 }

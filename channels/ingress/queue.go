@@ -261,6 +261,11 @@ type Receipt struct {
 // handler's deliveries say whether theirs was checked.
 func (q *Queue) Accept(d channels.Delivery) (Receipt, error) { return q.accept(d, false) }
 
+// AcceptSigned is Accept for a delivery whose signature its handler has
+// verified, so that webhook.received says verified true: how a channel
+// other than GitHub (Slack's Events API endpoint) takes its deliveries in.
+func (q *Queue) AcceptSigned(d channels.Delivery) (Receipt, error) { return q.accept(d, true) }
+
 func (q *Queue) accept(d channels.Delivery, verified bool) (Receipt, error) {
 	s := stored{Delivery: d, Action: actionOf(d.Body)}
 	if d.Received.IsZero() {
