@@ -16,5 +16,8 @@
 // spec folder is [Ref.ItemID]. Control keywords are a [Vocabulary]
 // ([VocabularyOf] the CLI config), and [Vocabulary.Parse] finds the
 // command a comment carries. Package bindings keeps which checkout each
-// work item is driven in; package route is the Processor.
+// work item is driven in and which chat thread it is discussed in; package
+// deliver hands a reply heard for a work item to the target its binding
+// names, or keeps it in the work item's inbox; package route is the
+// Processor.
 package channels

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -224,6 +225,47 @@ func TestWriteFileReplacesALinkAndNeverWritesThroughIt(t *testing.T) {
 		}
 		os.Remove(c.Abs("rel-out.md"))
 		link(t, "../elsewhere/secret.md", c.Abs("rel-out.md"))
+	}
+}
+
+func TestAppendFileAddsToTheFileItselfAndNeverThroughALink(t *testing.T) {
+	ways, out := attackTree(t)
+	for way, c := range ways {
+		for _, line := range []string{"one\n", "two\n"} {
+			if err := c.AppendFile("log/inbox.jsonl", []byte(line), 0o600); err != nil {
+				t.Fatalf("%s: %v", way, err)
+			}
+		}
+		if data, _ := os.ReadFile(c.Abs("log/inbox.jsonl")); string(data) != "one\ntwo\n" {
+			t.Errorf("%s: appended file holds %q", way, data)
+		}
+		if fi, _ := os.Stat(c.Abs("log/inbox.jsonl")); fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: created with mode %v, want 0600", way, fi.Mode().Perm())
+		}
+		for _, tc := range []struct {
+			rel  string
+			want []error // any of them; nil for any error
+		}{
+			// os.Root sees a link out as leading outside before it is a link
+			{"rel-out.md", []error{ErrLink, ErrOutside}},
+			{"inside.go", []error{ErrLink}},
+			{"dangling", []error{ErrLink}},
+			{"docs/specs/issue-1/dir-out/new.md", []error{ErrOutside}},
+			{"src", nil},
+			{"fifo", nil},
+		} {
+			err := c.AppendFile(tc.rel, []byte("x"), 0o600)
+			if err == nil || (tc.want != nil && !slices.ContainsFunc(tc.want, func(e error) bool { return errors.Is(err, e) })) {
+				t.Errorf("%s: AppendFile(%s) = %v; want one of %v", way, tc.rel, err, tc.want)
+			}
+		}
+		if data, _ := os.ReadFile(filepath.Join(out, "secret.md")); string(data) != secret {
+			t.Fatalf("%s: the append went through the link: outside now holds %q", way, data)
+		}
+		if _, err := os.Lstat(filepath.Join(out, "nowhere")); err == nil {
+			t.Fatalf("%s: the append created a file through a dangling link", way)
+		}
+		os.RemoveAll(c.Abs("log"))
 	}
 }
 

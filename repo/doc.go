@@ -17,7 +17,8 @@
 //     ([*TooLargeError]).
 //   - Writes are atomic (a synced temporary file beside the target, then a
 //     rename) and never go through a link; [Checkout.CleanTemps] removes what
-//     a killed writer left behind.
+//     a killed writer left behind. [Checkout.AppendFile] adds a record to
+//     an append-only file with one synced write, refusing a link.
 //
 // Errors are *fs.PathError values naming the repository-relative path, so
 // a message says which file without saying where the checkout lives on the

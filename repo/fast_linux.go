@@ -78,7 +78,13 @@ func (b *beneath) open(rel string, flags int) (int, error) {
 // openLock opens (creating) the lock file rel without following a final
 // link.
 func (b *beneath) openLock(rel string) (*os.File, error) {
-	how := unix.OpenHow{Flags: uint64(unix.O_CREAT | unix.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC), Mode: 0o644, Resolve: resolveBeneath}
+	return b.openFinal(rel, unix.O_CREAT|unix.O_RDWR|unix.O_NONBLOCK, 0o644)
+}
+
+// openFinal opens rel with flags, refusing a final link (ErrLink): the file
+// itself, never what a link names.
+func (b *beneath) openFinal(rel string, flags int, mode uint64) (*os.File, error) {
+	how := unix.OpenHow{Flags: uint64(flags | unix.O_NOFOLLOW | unix.O_CLOEXEC), Mode: mode, Resolve: resolveBeneath}
 	for {
 		fd, err := unix.Openat2(b.fd, rel, &how)
 		runtime.KeepAlive(b.f)

@@ -22,3 +22,5 @@ func (b *beneath) stat(string, bool) (fs.FileInfo, error) { panic("unreachable")
 func (b *beneath) list(string, func(string, Kind)) (int, error) { panic("unreachable") }
 
 func (b *beneath) openLock(string) (*os.File, error) { panic("unreachable") }
+
+func (b *beneath) openFinal(string, int, uint64) (*os.File, error) { panic("unreachable") }

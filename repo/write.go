@@ -228,17 +228,81 @@ func (l *Lock) Unlock() error {
 // openLockFile opens (creating) the lock file rel for locking, refusing a
 // final link.
 func (c *Checkout) openLockFile(rel string) (*os.File, error) {
+	return c.openFinal(rel, os.O_CREATE|os.O_RDWR|openNonblock, 0o644)
+}
+
+// openFinal opens rel with flags, refusing a final link (ErrLink).
+func (c *Checkout) openFinal(rel string, flags int, perm fs.FileMode) (*os.File, error) {
 	if c.fast != nil {
-		return c.fast.openLock(rel)
+		return c.fast.openFinal(rel, flags, uint64(perm.Perm()))
 	}
-	f, err := c.dir.OpenFile(rel, os.O_CREATE|os.O_RDWR|openNonblock, 0o644)
+	f, err := c.dir.OpenFile(rel, flags, perm)
 	if err != nil {
 		return nil, err
 	}
-	// os.Root follows a link that stays inside; a lock never does.
+	// os.Root follows a link that stays inside; this open never does.
 	if fi, err := c.dir.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		f.Close()
 		return nil, ErrLink
 	}
 	return f, nil
+}
+
+// AppendFile adds data at the end of the file at rel with one write call,
+// then syncs it, creating the file with perm (and its directory) when
+// missing: a record appended this way is whole or absent after a crash
+// unless the crash tears the write itself, and durable once AppendFile
+// returns. A link at rel is refused (ErrLink), never written through, and
+// anything but a regular file is refused (ErrNotRegular). The descriptor
+// is O_APPEND, but only a lock every appender takes serializes appends of
+// different processes on every file system: the caller holds one.
+func (c *Checkout) AppendFile(rel string, data []byte, perm fs.FileMode) (err error) {
+	p, err := Clean(rel)
+	if err != nil {
+		return err
+	}
+	if p == "." {
+		return &fs.PathError{Op: "append", Path: rel, Err: ErrNotRegular}
+	}
+	if err := c.writable("append", rel); err != nil {
+		return err
+	}
+	dir := path.Dir(p)
+	if err := c.dir.MkdirAll(dir, 0o755); err != nil {
+		return pathErr("append", rel, c.outside(err))
+	}
+	_, statErr := c.dir.Lstat(p)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	f, err := c.openFinal(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openNonblock, perm)
+	if err != nil {
+		if isLoop(err) {
+			err = ErrLink
+		}
+		return pathErr("append", rel, c.outside(err))
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = pathErr("append", rel, cerr)
+		}
+	}()
+	fi, err := f.Stat()
+	if err != nil {
+		return pathErr("append", rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "append", Path: rel, Err: ErrNotRegular}
+	}
+	if _, err := f.Write(data); err != nil {
+		return pathErr("append", rel, err)
+	}
+	if err := f.Sync(); err != nil {
+		return pathErr("sync", rel, err)
+	}
+	if created {
+		if d, derr := c.dir.Open(dir); derr == nil {
+			d.Sync() // makes the file's creation durable; best effort where unsupported
+			d.Close()
+		}
+	}
+	return nil
 }

@@ -32,14 +32,24 @@ const maxFile = 16 << 20
 // DefaultLockTimeout is how long a change waits for another process's.
 const DefaultLockTimeout = 10 * time.Second
 
-// Binding is one work item bound to the checkout the ingress drives it in.
+// Binding is one work item bound to the checkout the ingress drives it in,
+// to the Slack thread it is discussed in, or to both.
 type Binding struct {
 	// Ref is the work item, github:OWNER/REPO#N, as it was bound.
 	Ref string `json:"ref"`
-	// Repo is the checkout: absolute and cleaned.
-	Repo string `json:"repo"`
-	// BoundAt is when it was bound, RFC 3339 UTC.
+	// Repo is the checkout: absolute and cleaned. It is "" for a binding
+	// that knows only its Slack thread: a reply on the thread can be
+	// recorded for the work item, but no graph is read.
+	Repo string `json:"repo,omitempty"`
+	// BoundAt is when it was bound to its checkout (or, with none, first
+	// bound), RFC 3339 UTC.
 	BoundAt string `json:"boundAt"`
+	// Slack is the thread the work item is discussed in, nil for none. No
+	// two bindings share a thread.
+	Slack *Thread `json:"slack,omitempty"`
+	// Deliver is where a reply heard for the work item is delivered; nil
+	// keeps it in the work item's inbox (package channels/deliver).
+	Deliver *Target `json:"deliver,omitempty"`
 	// Control is the last control command applied to the work item, nil
 	// when none has been.
 	Control *Control `json:"control,omitempty"`
@@ -51,6 +61,10 @@ type Binding struct {
 
 // maxActed bounds Binding.Acted.
 const maxActed = 1000
+
+// HasCheckout reports whether b names a checkout: one that knows only its
+// thread has no graph to read or drive.
+func (b Binding) HasCheckout() bool { return b.Repo != "" }
 
 // HasActed reports whether the ingress acted on comment id for b.
 func (b Binding) HasActed(id int64) bool { return slices.Contains(b.Acted, id) }
@@ -197,45 +211,133 @@ func CheckoutPath(dir string) (string, error) {
 	return abs, nil
 }
 
-// Change is what Bind did.
+// Change is what Bind or Set did.
 type Change struct {
 	// Binding is the binding now in force.
 	Binding Binding
 	// Previous is the binding it replaced, nil when the work item was not
 	// bound.
 	Previous *Binding
-	// Unchanged is set when the work item was already bound to the same
-	// checkout: nothing was written.
+	// Unchanged is set when the binding already said everything asked of
+	// it: nothing was written.
 	Unchanged bool
 }
 
-// Bind binds ref to the checkout dir (see CheckoutPath). Binding a work item
-// again to the same checkout changes nothing; to another checkout replaces
-// the binding whole, its control record included: a start was given for
-// the checkout it named, so the new one waits for its own.
+// Rebound reports whether the change moved the work item from one
+// checkout to another, or gave a checkout to one that had none: its
+// control record, if it had one, was forgotten.
+func (c Change) Rebound() bool {
+	return c.Previous != nil && c.Previous.Repo != c.Binding.Repo
+}
+
+// Options are what Set changes in a binding. A zero field leaves the
+// binding's as it is.
+type Options struct {
+	// Repo is the checkout, a directory CheckoutPath accepts.
+	Repo string
+	// Slack is the thread the work item is discussed in.
+	Slack *Thread
+	// Deliver is where a reply heard for the work item is delivered.
+	Deliver *Target
+}
+
+// Bind binds ref to the checkout dir (see CheckoutPath): Set with a
+// checkout alone.
 func (s *Store) Bind(ref channels.Ref, dir string) (Change, error) {
 	path, err := CheckoutPath(dir)
 	if err != nil {
 		return Change{}, err
 	}
+	return s.Set(ref, Options{Repo: path})
+}
+
+// Set binds ref, or changes its binding: what o sets replaces the
+// binding's, and the rest is kept, its control record and acted comments
+// included. Setting what the binding already says changes nothing and
+// writes nothing (Change.Unchanged).
+//
+// A new binding needs a checkout or a Slack thread, else the error wraps
+// ErrNotBound. Another checkout (or a first one) forgets the control
+// record and restamps BoundAt: a start was given for the checkout the
+// binding named, so the new one waits for its own. The acted comments are
+// kept whatever changes, so that a comment replayed after a rebind is not
+// acted on a second time. A thread bound to another work item is refused
+// with a *ThreadTakenError naming it; another thread for this work item
+// frees the one it had.
+//
+// o is checked before anything is read: a checkout that is not a directory
+// is a *PathError, a thread not in Slack's shape a *ThreadError, a target
+// that cannot be delivered to a *TargetError.
+func (s *Store) Set(ref channels.Ref, o Options) (Change, error) {
+	var path string
+	if o.Repo != "" {
+		var err error
+		if path, err = CheckoutPath(o.Repo); err != nil {
+			return Change{}, err
+		}
+	}
+	if o.Slack != nil {
+		if err := o.Slack.Validate(); err != nil {
+			return Change{}, err
+		}
+	}
+	if o.Deliver != nil {
+		if err := o.Deliver.Validate(); err != nil {
+			return Change{}, err
+		}
+	}
 	var ch Change
-	err = s.change(func(d *document) (bool, error) {
-		b := Binding{Ref: ref.String(), Repo: path, BoundAt: s.now()}
-		if i, ok := find(d, ref); ok {
+	err := s.change(func(d *document) (bool, error) {
+		i, bound := find(d, ref)
+		if o.Slack != nil {
+			if j, ok := findThread(d, *o.Slack); ok && j != i {
+				return false, &ThreadTakenError{Thread: *o.Slack, Ref: d.Bindings[j].Ref}
+			}
+		}
+		var b Binding
+		if bound {
 			prev := d.Bindings[i]
 			ch.Previous = &prev
-			if prev.Repo == path {
-				ch.Binding, ch.Unchanged = prev, true
-				return false, nil
+			b = prev
+		} else {
+			if path == "" && o.Slack == nil {
+				return false, fmt.Errorf("%s: %w: bind it to a checkout or a Slack thread first", ref, ErrNotBound)
 			}
+			b = Binding{Ref: ref.String(), BoundAt: s.now()}
+		}
+		if path != "" && path != b.Repo {
+			b.Ref, b.Repo, b.BoundAt, b.Control = ref.String(), path, s.now(), nil
+		}
+		if o.Slack != nil && !sameThread(b.Slack, o.Slack) {
+			t := *o.Slack
+			b.Slack = &t
+		}
+		if o.Deliver != nil && !sameTarget(b.Deliver, o.Deliver) {
+			t := Target{URL: o.Deliver.URL, Command: slices.Clone(o.Deliver.Command)}
+			b.Deliver = &t
+		}
+		ch.Binding = b
+		if bound && b.Repo == ch.Previous.Repo && sameThread(b.Slack, ch.Previous.Slack) && sameTarget(b.Deliver, ch.Previous.Deliver) {
+			ch.Unchanged = true
+			return false, nil
+		}
+		if bound {
 			d.Bindings[i] = b
 		} else {
 			d.Bindings = append(d.Bindings, b)
 		}
-		ch.Binding = b
 		return true, nil
 	})
-	return ch, err
+	if err != nil {
+		return Change{}, err
+	}
+	return ch, nil
+}
+
+func sameThread(a, b *Thread) bool { return a == b || (a != nil && b != nil && *a == *b) }
+
+func sameTarget(a, b *Target) bool {
+	return a == b || (a != nil && b != nil && a.URL == b.URL && slices.Equal(a.Command, b.Command))
 }
 
 // Unbind forgets ref's binding, control record and all, and returns it.
@@ -304,6 +406,21 @@ func (s *Store) Lookup(ref channels.Ref) (b Binding, ok bool, err error) {
 	return d.Bindings[i], true, nil
 }
 
+// ByThread returns the binding of the work item discussed in the Slack
+// thread ts of channel; ok is false when no work item is bound to it. The
+// thread is matched as Slack writes it, exactly.
+func (s *Store) ByThread(channel, ts string) (b Binding, ok bool, err error) {
+	d, err := s.read()
+	if err != nil {
+		return Binding{}, false, err
+	}
+	i, ok := findThread(d, Thread{Channel: channel, TS: ts})
+	if !ok {
+		return Binding{}, false, nil
+	}
+	return d.Bindings[i], true, nil
+}
+
 // List returns every binding, sorted by work item.
 func (s *Store) List() ([]Binding, error) {
 	d, err := s.read()
@@ -318,6 +435,16 @@ func find(d *document, ref channels.Ref) (int, bool) {
 	key := ref.Key()
 	for i, b := range d.Bindings {
 		if r, err := channels.ParseRef(b.Ref); err == nil && r.Key() == key {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// findThread is the index of the binding of thread t.
+func findThread(d *document, t Thread) (int, bool) {
+	for i, b := range d.Bindings {
+		if b.Slack != nil && *b.Slack == t {
 			return i, true
 		}
 	}
@@ -349,9 +476,11 @@ func (s *Store) load(co *repo.Checkout) (*document, error) {
 	return decode(s.Path(), data)
 }
 
-// decode reads a bindings file strictly: an unknown key, a ref or path
-// that does not parse, or the same work item twice is corruption, not
-// something to guess around.
+// decode reads a bindings file strictly: an unknown key, a ref, path,
+// thread or target that does not parse, a binding with neither checkout
+// nor thread, or the same work item or thread twice is corruption, not
+// something to guess around. A file written before threads and targets
+// existed reads as it always did.
 func decode(path string, data []byte) (*document, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -369,6 +498,7 @@ func decode(path string, data []byte) (*document, error) {
 		return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("got version %d, want %d", d.Version, Version)}
 	}
 	seen := map[string]bool{}
+	threads := map[Thread]string{}
 	for i, b := range d.Bindings {
 		r, err := channels.ParseRef(b.Ref)
 		if err != nil {
@@ -378,8 +508,25 @@ func decode(path string, data []byte) (*document, error) {
 			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d]: %s is bound twice", i, b.Ref)}
 		}
 		seen[r.Key()] = true
-		if !filepath.IsAbs(b.Repo) || filepath.Clean(b.Repo) != b.Repo {
+		switch {
+		case b.Repo == "" && b.Slack == nil:
+			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d]: got neither a checkout nor a Slack thread, want at least one", i)}
+		case b.Repo != "" && (!filepath.IsAbs(b.Repo) || filepath.Clean(b.Repo) != b.Repo):
 			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].repo: got %q, want an absolute, clean path", i, b.Repo)}
+		}
+		if b.Slack != nil {
+			if err := b.Slack.Validate(); err != nil {
+				return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].slack", i), Err: err}
+			}
+			if other, ok := threads[*b.Slack]; ok {
+				return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].slack: the thread %s is bound to both %s and %s", i, b.Slack, other, b.Ref)}
+			}
+			threads[*b.Slack] = b.Ref
+		}
+		if b.Deliver != nil {
+			if err := b.Deliver.Validate(); err != nil {
+				return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].deliver", i), Err: err}
+			}
 		}
 		if b.Control != nil && !slices.Contains(channels.Commands, b.Control.Command) {
 			return nil, &CorruptError{Path: path, Msg: fmt.Sprintf("bindings[%d].control.command: got %q, want one of %s", i, b.Control.Command, strings.Join(channels.Commands, ", "))}

@@ -268,3 +268,232 @@ func TestTheFileIsDeterministic(t *testing.T) {
 		t.Errorf("file:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func thread(t *testing.T, s string) *Thread {
+	t.Helper()
+	th, err := ParseThread(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &th
+}
+
+func TestAFileWrittenBeforeThreadsReadsUnchanged(t *testing.T) {
+	s := newStore(t)
+	old := `{
+  "version": 1,
+  "bindings": [
+    {
+      "ref": "github:acme/shop#2",
+      "repo": "/work/shop",
+      "boundAt": "2026-05-01T12:00:00Z",
+      "control": {"command": "start", "actor": "alice", "at": "2026-05-01T12:00:00Z"},
+      "acted": [7, 9]
+    }
+  ]
+}
+`
+	os.MkdirAll(filepath.Dir(s.Path()), 0o700)
+	os.WriteFile(s.Path(), []byte(old), 0o600)
+	b, ok, err := s.Lookup(ref(t, "github:acme/shop#2"))
+	if err != nil || !ok || b.Repo != "/work/shop" || !b.Started() || !b.HasActed(9) || b.Slack != nil || b.Deliver != nil {
+		t.Fatalf("Lookup = %+v %v %v", b, ok, err)
+	}
+	if !b.HasCheckout() {
+		t.Error("a binding with a repo says it has no checkout")
+	}
+}
+
+func TestAThreadOnlyBindingHasNoCheckoutAndIsFoundByItsThread(t *testing.T) {
+	s := newStore(t)
+	r := ref(t, "github:acme/shop#12")
+	ch, err := s.Set(r, Options{Slack: thread(t, "C0123ABC:1712345678.000100")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Previous != nil || ch.Unchanged || ch.Binding.HasCheckout() || ch.Binding.Slack.TS != "1712345678.000100" {
+		t.Errorf("Set = %+v", ch)
+	}
+	got, _ := os.ReadFile(s.Path())
+	want := `{
+  "version": 1,
+  "bindings": [
+    {
+      "ref": "github:acme/shop#12",
+      "boundAt": "2026-05-01T12:00:00Z",
+      "slack": {
+        "channel": "C0123ABC",
+        "threadTs": "1712345678.000100"
+      }
+    }
+  ]
+}
+`
+	if string(got) != want {
+		t.Errorf("file:\n%s\nwant:\n%s", got, want)
+	}
+	for _, tc := range []struct {
+		name        string
+		channel, ts string
+		found       bool
+	}{
+		{"the thread as bound", "C0123ABC", "1712345678.000100", true},
+		{"another channel", "C0999", "1712345678.000100", false},
+		{"the timestamp spelled otherwise", "C0123ABC", "1712345678.0001", false},
+		{"the channel in another case", "c0123abc", "1712345678.000100", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, ok, err := s.ByThread(tc.channel, tc.ts)
+			if err != nil || ok != tc.found || (ok && b.Ref != "github:acme/shop#12") {
+				t.Errorf("ByThread = %+v %v %v, want found %v", b, ok, err, tc.found)
+			}
+		})
+	}
+}
+
+func TestSetRefusesAThreadBoundToAnotherWorkItem(t *testing.T) {
+	s := newStore(t)
+	th := thread(t, "C0123ABC:1712345678.000100")
+	if _, err := s.Set(ref(t, "github:acme/shop#12"), Options{Slack: th}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(s.Path())
+	_, err := s.Set(ref(t, "github:acme/shop#13"), Options{Repo: t.TempDir(), Slack: th})
+	var taken *ThreadTakenError
+	if !errors.As(err, &taken) || taken.Ref != "github:acme/shop#12" || !strings.Contains(err.Error(), "github:acme/shop#12") {
+		t.Fatalf("binding a taken thread: %v, want a *ThreadTakenError naming github:acme/shop#12", err)
+	}
+	if after, _ := os.ReadFile(s.Path()); string(after) != string(before) {
+		t.Error("a refused bind changed the file")
+	}
+	// the same work item, however spelled, may bind its own thread again
+	if ch, err := s.Set(ref(t, "github:ACME/shop#12"), Options{Slack: th}); err != nil || !ch.Unchanged {
+		t.Errorf("rebinding a work item's own thread: %+v %v", ch, err)
+	}
+	// another thread for #12 frees the first, which #13 may then take
+	if _, err := s.Set(ref(t, "github:acme/shop#12"), Options{Slack: thread(t, "C0123ABC:1712345678.000200")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Set(ref(t, "github:acme/shop#13"), Options{Slack: th}); err != nil {
+		t.Errorf("binding a freed thread: %v", err)
+	}
+}
+
+func TestSetChangesWhatItIsGivenAndKeepsTheRest(t *testing.T) {
+	s := newStore(t)
+	r := ref(t, "github:acme/shop#12")
+	one, two := t.TempDir(), t.TempDir()
+	if _, err := s.Bind(r, one); err != nil {
+		t.Fatal(err)
+	}
+	s.Record(r, Control{Command: channels.CommandStart, Actor: "alice"})
+	s.Acted(r, 41)
+	for _, tc := range []struct {
+		name      string
+		o         Options
+		unchanged bool
+		check     func(t *testing.T, b Binding)
+	}{
+		{"a thread is added and the start kept", Options{Slack: thread(t, "C0123ABC:1712345678.000100")}, false, func(t *testing.T, b Binding) {
+			if b.Repo != one || !b.Started() || !b.HasActed(41) || b.Slack == nil {
+				t.Errorf("binding %+v", b)
+			}
+		}},
+		{"a URL target is added", Options{Deliver: &Target{URL: "https://hooks.example.com/loop"}}, false, func(t *testing.T, b Binding) {
+			if b.Deliver.Kind() != TargetURL || b.Slack == nil || !b.Started() {
+				t.Errorf("binding %+v", b)
+			}
+		}},
+		{"a command replaces the URL", Options{Deliver: &Target{Command: []string{"notify", "--loud"}}}, false, func(t *testing.T, b Binding) {
+			if b.Deliver.Kind() != TargetCommand || b.Deliver.URL != "" {
+				t.Errorf("target %+v", b.Deliver)
+			}
+		}},
+		{"the same values change nothing", Options{Repo: one, Slack: thread(t, "C0123ABC:1712345678.000100"), Deliver: &Target{Command: []string{"notify", "--loud"}}}, true, func(t *testing.T, b Binding) {
+			if !b.Started() {
+				t.Errorf("binding %+v", b)
+			}
+		}},
+		{"another checkout forgets the start and keeps the rest", Options{Repo: two}, false, func(t *testing.T, b Binding) {
+			if b.Repo != two || b.Started() || !b.HasActed(41) || b.Slack == nil || b.Deliver == nil {
+				t.Errorf("binding %+v", b)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch, err := s.Set(r, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Unchanged != tc.unchanged || ch.Previous == nil {
+				t.Errorf("Change = %+v, want unchanged %v", ch, tc.unchanged)
+			}
+			tc.check(t, ch.Binding)
+			b, _, _ := s.Lookup(r)
+			tc.check(t, b)
+		})
+	}
+	gone, err := s.Unbind(r)
+	if err != nil || gone.Slack == nil || gone.Deliver == nil {
+		t.Fatalf("Unbind = %+v %v", gone, err)
+	}
+	if _, ok, _ := s.ByThread("C0123ABC", "1712345678.000100"); ok {
+		t.Error("an unbound work item's thread is still found")
+	}
+}
+
+func TestSetRefusesWhatCannotBeBound(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want any
+	}{
+		{"nothing to bind a new work item to", Options{Deliver: &Target{URL: "https://example.com"}}, ErrNotBound},
+		{"a thread not in Slack's shape", Options{Slack: &Thread{Channel: "general", TS: "1712345678.000100"}}, new(*ThreadError)},
+		{"a URL that is not http", Options{Slack: thread(t, "C01:1.1"), Deliver: &Target{URL: "file:///etc/passwd"}}, new(*TargetError)},
+		{"a URL and a command", Options{Slack: thread(t, "C01:1.1"), Deliver: &Target{URL: "https://example.com", Command: []string{"x"}}}, new(*TargetError)},
+		{"a command with no program", Options{Slack: thread(t, "C01:1.1"), Deliver: &Target{Command: []string{""}}}, new(*TargetError)},
+		{"a checkout that is not there", Options{Repo: "/nonexistent/checkout"}, new(*PathError)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			_, err := s.Set(ref(t, "github:acme/shop#1"), tc.o)
+			ok := false
+			if sentinel, isErr := tc.want.(error); isErr {
+				ok = errors.Is(err, sentinel)
+			} else {
+				ok = errors.As(err, tc.want)
+			}
+			if !ok {
+				t.Errorf("Set = %v, want %T", err, tc.want)
+			}
+			if _, err := os.Stat(s.Path()); !errors.Is(err, os.ErrNotExist) {
+				t.Error("a refused Set wrote the file")
+			}
+		})
+	}
+}
+
+func TestACorruptThreadOrTargetIsReported(t *testing.T) {
+	for name, content := range map[string]string{
+		"neither checkout nor thread": `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "boundAt": ""}]}`,
+		"bad channel":                 `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "boundAt": "", "slack": {"channel": "c01", "threadTs": "1.1"}}]}`,
+		"bad timestamp":               `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "boundAt": "", "slack": {"channel": "C01", "threadTs": "1"}}]}`,
+		"thread bound twice":          `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "boundAt": "", "slack": {"channel": "C01", "threadTs": "1.1"}}, {"ref": "github:acme/shop#2", "boundAt": "", "slack": {"channel": "C01", "threadTs": "1.1"}}]}`,
+		"empty target":                `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "repo": "/x", "boundAt": "", "deliver": {}}]}`,
+		"relative URL":                `{"version": 1, "bindings": [{"ref": "github:acme/shop#1", "repo": "/x", "boundAt": "", "deliver": {"url": "/hook"}}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newStore(t)
+			os.MkdirAll(filepath.Dir(s.Path()), 0o700)
+			os.WriteFile(s.Path(), []byte(content), 0o600)
+			var ce *CorruptError
+			if _, err := s.List(); !errors.As(err, &ce) {
+				t.Errorf("List: %v, want a *CorruptError", err)
+			}
+			if _, _, err := s.ByThread("C01", "1.1"); !errors.As(err, &ce) {
+				t.Errorf("ByThread: %v, want a *CorruptError", err)
+			}
+		})
+	}
+}

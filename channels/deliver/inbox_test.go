@@ -1,0 +1,171 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/the-loop/the-loop/channels"
+)
+
+func ref(t *testing.T, s string) channels.Ref {
+	t.Helper()
+	r, err := channels.ParseRef(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestInboxFileNamesEachWorkItemItsOwnFile(t *testing.T) {
+	for _, tc := range []struct {
+		ref, want string
+	}{
+		{"github:acme/shop#12", "sessions/inbox/acme+shop+12.jsonl"},
+		{"github:Acme/Shop#12", "sessions/inbox/acme+shop+12.jsonl"},
+		{"github:a_b/c#1", "sessions/inbox/a_b+c+1.jsonl"},
+		{"github:a/b_c#1", "sessions/inbox/a+b_c+1.jsonl"},
+		{"github:a__b/c#1", "sessions/inbox/a__b+c+1.jsonl"},
+		{"github:a/b__c#1", "sessions/inbox/a+b__c+1.jsonl"},
+		{"github:a/b.1#2", "sessions/inbox/a+b.1+2.jsonl"},
+		{"github:a/b#12", "sessions/inbox/a+b+12.jsonl"},
+		{"github:a/b1#2", "sessions/inbox/a+b1+2.jsonl"},
+	} {
+		if got := InboxFile(ref(t, tc.ref)); got != tc.want {
+			t.Errorf("InboxFile(%s) = %s, want %s", tc.ref, got, tc.want)
+		}
+	}
+	long := ref(t, "github:acme/"+strings.Repeat("r", 300)+"#1")
+	name := filepath.Base(InboxFile(long))
+	if !strings.HasPrefix(name, "sha256-") || len(name) > 255 || strings.Contains(name, "+") {
+		t.Errorf("a name too long for a file is named %s", name)
+	}
+	if InboxFile(long) == InboxFile(ref(t, "github:acme/"+strings.Repeat("r", 301)+"#1")) {
+		t.Error("two long refs share an inbox")
+	}
+}
+
+func TestDeliverWithNoTargetAppendsToTheInbox(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	r := ref(t, "github:acme/shop#12")
+	if msgs, err := ReadInbox(state, r); err != nil || msgs != nil {
+		t.Fatalf("an inbox never written: %v, %v", msgs, err)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Error("reading an inbox created the state root")
+	}
+	first, second := message(), message()
+	second.Text = "second\nline"
+	for _, m := range []Message{first, second} {
+		res, err := Deliver(context.Background(), state, binding(nil), m)
+		if err != nil || res.Target != TargetInbox || res.Inbox != InboxPath(state, r) {
+			t.Fatalf("Deliver = %+v, %v", res, err)
+		}
+	}
+	fi, err := os.Stat(InboxPath(state, r))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("inbox %v, %v; want mode 0600: it is the operator's", fi, err)
+	}
+	data, _ := os.ReadFile(InboxPath(state, r))
+	if !strings.HasPrefix(string(data), wantJSON+"\n") || strings.Count(string(data), "\n") != 2 {
+		t.Errorf("inbox:\n%s", data)
+	}
+	msgs, err := ReadInbox(state, ref(t, "github:ACME/shop#12"))
+	if err != nil || len(msgs) != 2 || msgs[0].Ref != "github:acme/shop#12" || msgs[1].Text != "second\nline" || !msgs[0].At.Equal(at) {
+		t.Errorf("ReadInbox = %+v, %v", msgs, err)
+	}
+}
+
+func TestConcurrentAppendsAllLandAsWholeLines(t *testing.T) {
+	state := t.TempDir()
+	const writers, each = 2, 25
+	// big enough that a torn or interleaved write would show
+	text := strings.Repeat("0123456789", 1000)
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				m := message()
+				m.TS = fmt.Sprintf("%d.%d", w, i)
+				m.Text = text
+				if _, err := Deliver(context.Background(), state, binding(nil), m); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	msgs, err := ReadInbox(state, ref(t, "github:acme/shop#12"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Text != text {
+			t.Errorf("message %s was torn", m.TS)
+		}
+		seen[m.TS] = true
+	}
+	if len(msgs) != writers*each || len(seen) != writers*each {
+		t.Errorf("%d messages (%d distinct) of %d landed", len(msgs), len(seen), writers*each)
+	}
+}
+
+func TestReadInboxReportsADamagedLineByItsNumber(t *testing.T) {
+	good := wantJSON + "\n"
+	for _, tc := range []struct {
+		name    string
+		content string
+		line    int
+		says    string
+	}{
+		{"a line that is not JSON", good + "{\"ref\":\n" + good, 2, "not a message"},
+		{"an empty line", good + good + "\n" + good, 3, "not a message"},
+		{"a message for another work item", good + strings.Replace(good, "#12", "#13", 1), 2, `got a message for "github:acme/shop#13"`},
+		{"a last line cut short", good + good[:40], 2, "not a whole line"},
+		{"a bad time", strings.Replace(good, "2026-12-01T20:10:00Z", "today", 1), 1, `not a message: at: got "today", want an RFC 3339 time`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := t.TempDir()
+			path := InboxPath(state, ref(t, "github:acme/shop#12"))
+			os.MkdirAll(filepath.Dir(path), 0o700)
+			os.WriteFile(path, []byte(tc.content), 0o600)
+			msgs, err := ReadInbox(state, ref(t, "github:acme/shop#12"))
+			var ie *InboxError
+			if !errors.As(err, &ie) || ie.Line != tc.line || !strings.Contains(err.Error(), fmt.Sprintf("%s:%d: %s", path, tc.line, tc.says)) {
+				t.Errorf("ReadInbox = %v, %v; want an *InboxError at line %d saying %q", len(msgs), err, tc.line, tc.says)
+			}
+			if data, _ := os.ReadFile(path); string(data) != tc.content {
+				t.Error("the damaged inbox was rewritten")
+			}
+		})
+	}
+}
+
+func TestReadInboxRefusesAnInboxOverItsBound(t *testing.T) {
+	state := t.TempDir()
+	r := ref(t, "github:acme/shop#12")
+	path := InboxPath(state, r)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(MaxInbox + 1)
+	f.Close()
+	_, err = ReadInbox(state, r)
+	var ie *InboxError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "over the 64 MiB") {
+		t.Errorf("ReadInbox = %v, want an *InboxError saying it is over its bound", err)
+	}
+}
