@@ -3,6 +3,7 @@ package channels
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/the-loop/the-loop/graph"
@@ -93,4 +94,19 @@ func ItemOf(body []byte) string {
 		return graph.RefFor(p.Repository.FullName, p.PullRequest.Number)
 	}
 	return ""
+}
+
+// ByChannel is a Processor that hands each delivery to the processor of
+// its Channel ("" for GitHub's webhooks). A delivery from a channel with
+// none is an error: the queue releases it rather than decide for a
+// processor it does not have.
+type ByChannel map[string]Processor
+
+// Process implements Processor.
+func (m ByChannel) Process(ctx context.Context, d Delivery) (Outcome, error) {
+	p, ok := m[d.Channel]
+	if !ok {
+		return Outcome{}, fmt.Errorf("no processor for deliveries from channel %q", d.Channel)
+	}
+	return p.Process(ctx, d)
 }

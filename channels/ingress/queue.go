@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -102,6 +103,18 @@ type Options struct {
 	// request itself. The router names the work item a pull request
 	// delivers, so that its comments and the keep one order.
 	ItemOf func(body []byte) string
+	// Routes are further endpoints Serve answers beside the webhook path,
+	// each built on the queue: another channel's, such as Slack's Events
+	// API, whose deliveries share the queue's guarantee.
+	Routes []Route
+}
+
+// Route is an endpoint served beside the webhook path.
+type Route struct {
+	// Path is its URL path, matched exactly.
+	Path string
+	// Handler builds it on the queue Serve opened.
+	Handler func(q *Queue) (http.Handler, error)
 }
 
 func (o Options) withDefaults() Options {

@@ -3,11 +3,13 @@ package ingress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +41,7 @@ func Serve(ctx context.Context, ln net.Listener, dbPath string, p channels.Proce
 	if err != nil {
 		return err
 	}
-	h, err := NewHandler(q, opts)
+	h, err := handlerWithRoutes(q, opts)
 	if err != nil {
 		q.Close()
 		return err
@@ -138,4 +140,25 @@ func (c *slotConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// handlerWithRoutes is the webhook handler, and opts.Routes beside it.
+func handlerWithRoutes(q *Queue, opts Options) (http.Handler, error) {
+	h, err := NewHandler(q, opts)
+	if err != nil || len(opts.Routes) == 0 {
+		return h, err
+	}
+	mux := http.NewServeMux()
+	for _, r := range opts.Routes {
+		if !strings.HasPrefix(r.Path, "/") || trimSlash(r.Path) == trimSlash(opts.Path) || isHealth(r.Path) {
+			return nil, fmt.Errorf("route %q: want an absolute URL path that is neither the webhook path %s nor the health probe", r.Path, opts.Path)
+		}
+		rh, err := r.Handler(q)
+		if err != nil {
+			return nil, fmt.Errorf("route %s: %w", r.Path, err)
+		}
+		mux.Handle(r.Path, rh)
+	}
+	mux.Handle("/", h)
+	return mux, nil
 }
