@@ -215,7 +215,7 @@ func (r *Router) start(ctx context.Context, in *inbound, t *target, command stri
 		}
 		return applied("started", "graph", DropGraphDisabled)
 	}
-	if t.binding.Repo == "" {
+	if !t.binding.HasCheckout() {
 		// Bound to a thread alone: the start is the work item's, wherever
 		// it is worked; there is no graph here to enter.
 		r.react(in, policy.ReactionStarted)
@@ -278,7 +278,7 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 		r.log.Info("not driving a held work item", "work_item", t.work, "why", why)
 		return dropped(why, t.fields(in)), nil
 	}
-	if t.binding.Repo == "" {
+	if !t.binding.HasCheckout() {
 		return dropped(DropNoCheckout, t.fields(in)), nil
 	}
 	if err := checkoutThere(t); err != nil {

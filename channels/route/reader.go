@@ -154,7 +154,7 @@ func (l *Link) Gate(work channels.Ref) (read GateRead) {
 		return unknown("the bindings could not be read: " + err.Error())
 	case !ok:
 		return unknown("the work item is not bound")
-	case b.Repo == "":
+	case !b.HasCheckout():
 		return unknown("the work item is bound to no checkout")
 	}
 	if why := l.held(b); why != "" {
