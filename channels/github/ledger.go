@@ -1,0 +1,168 @@
+package github
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/the-loop/the-loop/builtins"
+	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/policy"
+)
+
+// The ledger is where a message heard on a chat channel is written down:
+// a comment on the work item's issue, posted through the integration
+// before anything else happens to the message, so that the work item stays
+// the one record of what was said wherever it was said.
+//
+// How the comment is written is the security design. the-loop posts with
+// the operator's own credential, so a comment without the-loop's marker is,
+// to the webhook ingress and to every gate, a comment by the operator:
+// every guard such a comment meets runs on it. So
+//
+//   - a work-item.reply, which the pipeline delivers to the session itself,
+//     is recorded marked as the-loop's own and with its control keywords
+//     defanged: read back, it is dropped, and never delivered or executed
+//     a second time;
+//   - a gate.feedback or control.command is recorded unmarked, keywords
+//     intact: the ingress reads it as it reads a typed comment, and the
+//     gate or the control seam judges it. That is how a chat channel moves
+//     a work item: through the ledger, never around it.
+//
+// Every record quotes the message (credentials scrubbed), says visibly who
+// sent it on which channel, and carries the ledger envelope naming the
+// event, the channel and the person (builtins.StampEnvelope), which the
+// gates use to attribute the answer to the person rather than to the
+// operator's account.
+
+// Entry is one message to record.
+type Entry struct {
+	// Work is the work item whose issue the record is posted on.
+	Work channels.Ref
+	// Type is the event the message became: channels.EventReply,
+	// EventGateFeedback or EventControl.
+	Type string
+	// Source is the channel it was heard on ("slack").
+	Source string
+	// Author is the sender's id on that channel.
+	Author string
+	// Person is who the operator's config says the sender is; its ids go
+	// in the envelope. Zero when the config names nobody with Author.
+	Person policy.Person
+	// Text is the message as written.
+	Text string
+	// Gate is what the pipeline's read of the graph returned; a
+	// gate.feedback recorded because the read was GateUnknown is
+	// attributed as a reply, since no open gate was seen.
+	Gate channels.Gate
+	// At is when it was heard; the envelope's ts.
+	At time.Time
+}
+
+// Ledger records entries on GitHub through an integration.
+type Ledger struct {
+	integration graph.Integration
+	vocabulary  channels.Vocabulary
+	environ     []string
+}
+
+// NewLedger is a ledger posting through in. Replies are defanged against
+// every control keyword cli configures, whether or not control keywords
+// are on now: a record outlives the setting.
+func NewLedger(in graph.Integration, cli *policy.CLIConfig) *Ledger {
+	return &Ledger{integration: in, vocabulary: channels.NewVocabulary(cli.ControlKeyword)}
+}
+
+// Recorded is what a record became on GitHub.
+type Recorded struct {
+	// CommentID is the comment's id.
+	CommentID int64
+}
+
+// Record posts e on its work item's issue. An error means nothing was
+// recorded: no integration, GitHub refused, the entry is not one the
+// ledger records.
+func (l *Ledger) Record(e Entry) (Recorded, error) {
+	if e.Work.IsZero() {
+		return Recorded{}, errors.New("ledger: no work item to record on")
+	}
+	body, err := l.Body(e)
+	if err != nil {
+		return Recorded{}, err
+	}
+	res, err := l.integration.Call(OpAddComment, map[string]any{"ref": e.Work.String(), "body": body})
+	if err != nil {
+		return Recorded{}, fmt.Errorf("ledger: record on %s: %w", e.Work, err)
+	}
+	id, _ := intParam(res["id"])
+	return Recorded{CommentID: id}, nil
+}
+
+// Body is the comment that records e.
+func (l *Ledger) Body(e Entry) (string, error) {
+	text := channels.Scrub(e.Text, l.environ)
+	env := builtins.Envelope{Type: e.Type, Source: e.Source, Actor: e.actor(), TS: e.stamp()}
+	switch e.Type {
+	case channels.EventReply:
+		head := fmt.Sprintf("💬 **the-loop** recorded a reply from %s, sent on the **%s** channel and delivered to the work item's session:", e.who(), e.Source)
+		body := builtins.MarkSelfAuthored(head + "\n\n" + quote(l.vocabulary.Defang(text)))
+		return builtins.StampEnvelope(body, env), nil
+	case channels.EventGateFeedback, channels.EventControl:
+		what := "an answer to the open gate"
+		switch {
+		case e.Type == channels.EventControl:
+			what = "a control command"
+		case e.Gate == channels.GateUnknown:
+			// The pipeline saw no gate; the ingress, which keeps the
+			// graph, judges whether it answers one.
+			what = "a reply"
+		}
+		head := fmt.Sprintf("💬 **the-loop** recorded %s from %s, sent on the **%s** channel. The loop reads it from here:", what, e.who(), e.Source)
+		return builtins.StampEnvelope(head+"\n\n"+quote(text), env), nil
+	}
+	return "", fmt.Errorf("ledger: %q is not an event the ledger records from a channel", e.Type)
+}
+
+// who is the visible attribution: the person's label and the id they
+// sent from, or the id alone.
+func (e Entry) who() string {
+	native := e.Source + ":" + e.Author
+	if label := e.Person.Label(); len(e.Person.IDs) > 0 && label != native {
+		return fmt.Sprintf("`%s` (`%s`)", label, native)
+	}
+	return fmt.Sprintf("`%s`", native)
+}
+
+// actor is the envelope's actor: every id the config gives the person,
+// and at least the one they sent from.
+func (e Entry) actor() map[string]string {
+	ids := map[string]string{}
+	for ch, id := range e.Person.IDs {
+		if id != "" {
+			ids[ch] = id
+		}
+	}
+	if ids[e.Source] == "" && e.Author != "" {
+		ids[e.Source] = e.Author
+	}
+	return ids
+}
+
+func (e Entry) stamp() string {
+	if e.At.IsZero() {
+		return ""
+	}
+	return e.At.UTC().Format(time.RFC3339)
+}
+
+// quote is text as a Markdown block quote, line by line: what the gates
+// read as the sender's own words in a record (builtins.RelayedWords).
+func quote(text string) string {
+	lines := strings.Split(strings.ReplaceAll(strings.TrimRight(text, "\n"), "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	return strings.Join(lines, "\n")
+}
