@@ -84,7 +84,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 	if cli.EventLogEnabled() {
 		events = eventlog.OpenFile(cli.EventLogPath(), "serve")
 	}
-	p, err := newProcessor(events, cli, logger)
+	s, err := newServed(events, cli, logger)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	err = ingress.Serve(ctx, ln, filepath.Join(cli.StateRoot(), ingress.QueueFile), p, ingress.Options{
+	err = ingress.Serve(ctx, ln, filepath.Join(cli.StateRoot(), ingress.QueueFile), s.processor(), ingress.Options{
 		Path:     wh.Path,
 		Secret:   []byte(secret),
 		Insecure: secret == "",
@@ -105,9 +105,10 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 		Keep:     wh.DedupCacheSize,
 		Log:      events,
 		Logger:   logger,
-		ItemOf:   p.ItemOf,
+		ItemOf:   s.router.ItemOf,
+		Routes:   s.routes(events, logger),
 	})
-	if !p.WaitReactions(reactionsAtStop) {
+	if !s.router.WaitReactions(reactionsAtStop) {
 		logger.Warn("stopped with reactions still unposted")
 	}
 	if errors.Is(err, ingress.ErrLocked) {
