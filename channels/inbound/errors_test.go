@@ -1,0 +1,176 @@
+package inbound
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/channels/bindings"
+)
+
+// The seed's error table, row by row, and the drops before
+// classification.
+
+// TestALedgerThatCannotWriteLeavesTheReplyProcessedAndUnmirrored: the
+// record failing is channel.mirror_failed; a gate answer is then nowhere
+// but the event log, and a reply is still delivered.
+func TestALedgerThatCannotWriteLeavesTheReplyProcessedAndUnmirrored(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		setup   func(w *world)
+		kind    string
+		deliver bool
+	}{
+		{"a gate answer", func(w *world) { w.bind(workRef, w.checkout, "") }, channels.EventGateFeedback, false},
+		{"a reply", func(w *world) { w.bind(workRef, w.checkout, ""); w.setState("design") }, channels.EventReply, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, opts{publish: gateGrant})
+			tc.setup(w)
+			w.ledger.fail = errors.New("github add-comment: 502 Bad Gateway")
+			res, err := w.say(memberID, "approved")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != OutcomeProcessed || res.Event != tc.kind || res.Mirrored == nil || *res.Mirrored || !strings.Contains(res.Error, "502") {
+				t.Fatalf("got %+v", res)
+			}
+			if f := w.events.named("channel.mirror_failed"); len(f) != 1 || !strings.Contains(f[0]["error"].(string), "502") {
+				t.Errorf("channel.mirror_failed = %v", f)
+			}
+			if got := len(w.inbox()) == 1; got != tc.deliver {
+				t.Errorf("delivered = %v, want %v", got, tc.deliver)
+			}
+		})
+	}
+}
+
+// TestBindingsThatCannotBeReadStopThePipelineBeforeAnythingIsRecorded:
+// the thread is mapped and the graph read through one store, so an
+// unreadable one fails the reply (to be tried again) rather than guess;
+// the reader alone says unknown.
+func TestBindingsThatCannotBeReadStopThePipelineBeforeAnythingIsRecorded(t *testing.T) {
+	w := newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	if err := os.WriteFile(w.store.Path(), []byte(`{"version": 1, "bindings": [{"ref": "github:no such ref", "repo": "/x"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.say(memberID, "approved")
+	var corrupt *bindings.CorruptError
+	if !errors.As(err, &corrupt) {
+		t.Fatalf("got %v, want the store's CorruptError", err)
+	}
+	if len(w.ledger.bodies()) != 0 {
+		t.Error("a reply was recorded though its thread could not be mapped")
+	}
+	if read := w.p.Link().Gate(mustRef(t, workRef)); read.Gate != channels.GateUnknown || !strings.Contains(read.Why, "bindings") {
+		t.Errorf("read %+v, want unknown because of the bindings", read)
+	}
+}
+
+// TestAReplyThatCannotBeDeliveredIsStillRecorded: the record already
+// carries it; the delivery's failure is channel.dropped undeliverable.
+func TestAReplyThatCannotBeDeliveredIsStillRecorded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	defer srv.Close()
+	w := newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	w.setState("design")
+	if _, err := w.store.Set(mustRef(t, workRef), bindings.Options{Deliver: &bindings.Target{URL: srv.URL + "/session"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.say(memberID, "use option B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != OutcomeProcessed || res.Mirrored == nil || !*res.Mirrored || res.Delivered == nil || *res.Delivered || !strings.Contains(res.Error, "deliver") {
+		t.Fatalf("got %+v", res)
+	}
+	if d := w.events.named("channel.dropped"); len(d) != 1 || d[0]["reason"] != DropUndeliverable {
+		t.Errorf("channel.dropped = %v", d)
+	}
+}
+
+func TestWhatIsDroppedBeforeClassification(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reply  func(r *channels.Reply)
+		grant  []string
+		bind   bool
+		reason string
+	}{
+		{"an unbound thread", func(r *channels.Reply) {}, gateGrant, false, DropUnmapped},
+		{"another thread", func(r *channels.Reply) { r.Thread = "1712345678.999999" }, gateGrant, true, DropUnmapped},
+		{"a bot, the-loop's own included", func(r *channels.Reply) { r.Bot = true }, gateGrant, true, DropSelfAuthored},
+		{"a top-level message", func(r *channels.Reply) { r.TopLevel = true }, gateGrant, true, DropUnpublishable},
+		{"a top-level message where work items may be opened", func(r *channels.Reply) { r.TopLevel = true },
+			[]string{channels.EventCreate}, true, DropKickoffDisabled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, opts{publish: tc.grant})
+			if tc.bind {
+				w.bind(workRef, w.checkout, "")
+			}
+			r := channels.Reply{Channel: channels.ChannelSlack, ChannelID: slackChan, Thread: threadTS, TS: "1.2", Author: memberID, Text: "approved"}
+			tc.reply(&r)
+			res, err := w.p.Process(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != tc.reason {
+				t.Fatalf("got %+v, want %s", res, tc.reason)
+			}
+			if len(w.ledger.bodies()) != 0 || len(w.events.named("channel.reply_received")) != 0 {
+				t.Error("a dropped reply was classified or recorded")
+			}
+			if d := w.events.named("channel.dropped"); len(d) != 1 || d[0]["reason"] != tc.reason {
+				t.Errorf("channel.dropped = %v", d)
+			}
+		})
+	}
+}
+
+func TestADisabledChannelTakesNothingIn(t *testing.T) {
+	w := newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	w.p.cfg.Channel.Enabled = false
+	if res, _ := w.say(memberID, "approved"); res.Outcome != DropChannelDisabled || len(w.ledger.bodies()) != 0 {
+		t.Errorf("got %+v", res)
+	}
+}
+
+// TestAReplyRecordIsDefangedAndTheSessionGetsTheWordsAsWritten: with
+// control keywords off, a keyword is prose and the message a reply; its
+// record is defanged all the same, so that nothing reading it back, then
+// or after the keywords are turned on, executes it. Credentials are
+// scrubbed from the record, and the session hears the person.
+func TestAReplyRecordIsDefangedAndTheSessionGetsTheWordsAsWritten(t *testing.T) {
+	t.Setenv("THE_LOOP_TEST_TOKEN", "ghp_0123456789abcdefghijklmnop")
+	w := newWorld(t, opts{publish: replyGrant, routing: "  control:\n    enabled: false\n"})
+	w.bind(workRef, w.checkout, "-")
+	w.setState("design")
+	text := "the-loop stop is what I would say; my token is ghp_0123456789abcdefghijklmnop"
+	res, err := w.say(memberID, text)
+	if err != nil || res.Event != channels.EventReply || res.Gate != channels.GateNone {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	body := w.ledger.bodies()[0]
+	if strings.Contains(body, "ghp_0123456789abcdefghijklmnop") || !strings.Contains(body, "<redacted:env>") {
+		t.Errorf("the record leaks the token:\n%s", body)
+	}
+	if !marked(body) || !strings.Contains(body, "the-loop ‹defanged› stop") {
+		t.Errorf("a reply record must be marked and defanged:\n%s", body)
+	}
+	on := channels.NewVocabulary(w.cli.ControlKeyword)
+	if c := on.Parse(body); len(c.Matched) != 0 {
+		t.Errorf("the record still carries %v", c.Matched)
+	}
+	if got := w.inbox(); len(got) != 1 || got[0].Text != text || got[0].Author != memberID {
+		t.Errorf("inbox = %+v", got)
+	}
+}
