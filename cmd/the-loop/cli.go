@@ -39,7 +39,7 @@ type CLI struct {
 	Graph      GraphCmd      `cmd:"" help:"Inspect the process graph and move a work item through it."`
 	Hooks      HooksCmd      `cmd:"" help:"Check, run and test the repository's own Starlark hooks."`
 	Config     ConfigCmd     `cmd:"" help:"Validate configuration and print the embedded schemas."`
-	Serve      ServeCmd      `cmd:"" help:"Receive GitHub webhooks: verify, queue durably, process in order per work item."`
+	Serve      ServeCmd      `cmd:"" help:"Receive GitHub webhooks and Slack events: verify, queue durably, process in order per work item."`
 	Sessions   SessionsCmd   `cmd:"" help:"Bind work items to the checkouts the-loop serve drives them in."`
 	Reply      ReplyCmd      `cmd:"" help:"Take one message heard on a chat channel through the inbound pipeline; print the outcome as JSON."`
 	Completion CompletionCmd `cmd:"" help:"Print a completion script for bash, zsh or fish."`

@@ -41,7 +41,15 @@ routing.maxConcurrentDispatches at once. A delivery id seen before is
 answered 202 and dropped. After a crash every delivery answered 202 is
 processed on the next start, and gets exactly one routing.routed or
 routing.dropped in the event log. SIGTERM or SIGINT stops accepting, lets
-the deliveries being processed finish, and leaves the rest queued.`
+the deliveries being processed finish, and leaves the rest queued.
+
+With channels.slack enabled and read.mode events, serve also takes Slack's
+Events API at /slack/events, verified with the app's signing secret (the
+variable channels.slack.signingSecretEnv names, default
+SLACK_SIGNING_SECRET; serve will not start without it), on the same queue.
+A reply in a bound thread (sessions bind REF --slack CHANNEL:THREAD_TS) goes
+through the inbound pipeline: see the-loop reply --help and
+docs/channels.md.`
 }
 
 // reactionsAtStop bounds how long a stopping serve waits for the
