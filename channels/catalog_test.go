@@ -1,7 +1,10 @@
 package channels
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +47,27 @@ func TestTheCatalogNamesEachEventOnceAndDescribesIt(t *testing.T) {
 	}
 	if got := Publishable(); !slices.Equal(got, []string{EventReply, EventGateFeedback, EventControl, EventCreate}) {
 		t.Errorf("Publishable() = %q", got)
+	}
+}
+
+// TestTheGuideNamesEveryGrant holds docs/channels.md to the catalog: a
+// grant an operator can write is one the guide explains.
+func TestTheGuideNamesEveryGrant(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "channels.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Publishable() {
+		if name == EventCreate {
+			continue // the-loop opens no work item from a channel
+		}
+		if !strings.Contains(string(doc), name) {
+			t.Errorf("docs/channels.md does not mention the grant %s", name)
+		}
+	}
+	for _, g := range []Gate{GateOpen, GateNone, GateUnknown} {
+		if !strings.Contains(string(doc), "`"+string(g)+"`") {
+			t.Errorf("docs/channels.md does not explain the read %s", g)
+		}
 	}
 }
