@@ -412,7 +412,7 @@ func TestAcceptRefusesWhenTheQueueIsFull(t *testing.T) {
 
 func TestTheQueueKeepsTheBodyExactlyAsSigned(t *testing.T) {
 	body := []byte("{ \"a\" : \"<&>\" ,\n \"b\":1.50 }")
-	in := stored{Delivery: channels.Delivery{ID: "d", Event: "issues", Body: body, Item: "x", Received: time.Unix(5, 0).UTC()}, Action: "opened"}
+	in := stored{Delivery: channels.Delivery{ID: "d", Event: "issues", Channel: "slack", Body: body, Item: "x", Received: time.Unix(5, 0).UTC()}, Action: "opened"}
 	data, err := encodeDelivery(in)
 	if err != nil {
 		t.Fatal(err)
@@ -421,8 +421,33 @@ func TestTheQueueKeepsTheBodyExactlyAsSigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(out.Body) != string(body) || out.ID != "d" || out.Item != "x" || out.Action != "opened" || !out.Received.Equal(in.Received) {
+	if string(out.Body) != string(body) || out.ID != "d" || out.Item != "x" || out.Channel != "slack" || out.Action != "opened" || !out.Received.Equal(in.Received) {
 		t.Fatalf("got %+v, want %+v", out, in)
+	}
+}
+
+// A delivery from another channel is handed, once queued, to that
+// channel's processor: the queue keeps which channel it came from.
+func TestADeliveryFromAChannelIsProcessedAsThatChannels(t *testing.T) {
+	e := newEnv(t, Options{})
+	github, slack := newRecorder(), newRecorder()
+	e.run(channels.ByChannel{"": github, channels.ChannelSlack: slack})
+	d := delivery("slack:Ev1", "message", "github:acme/shop#1")
+	d.Channel = channels.ChannelSlack
+	if _, err := e.q.AcceptSigned(d); err != nil {
+		t.Fatal(err)
+	}
+	e.accept("d1", "github:acme/shop#1")
+	e.waitIdle()
+	if got, want := slack.processed(), []string{"slack:Ev1"}; !slices.Equal(got, want) {
+		t.Errorf("the Slack processor got %v, want %v", got, want)
+	}
+	if got, want := github.processed(), []string{"d1"}; !slices.Equal(got, want) {
+		t.Errorf("the GitHub processor got %v, want %v", got, want)
+	}
+	out := e.outcomes()["slack:Ev1"]
+	if len(out) != 1 || out[0].str("channel") != channels.ChannelSlack || out[0].str("channel_event") != "message" {
+		t.Errorf("outcome %v, want one naming channel slack and its event", out)
 	}
 }
 

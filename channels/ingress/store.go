@@ -97,8 +97,12 @@ type stored struct {
 
 // storedHead is the part of a stored delivery that is not its body.
 type storedHead struct {
-	ID       string    `json:"id"`
-	Event    string    `json:"event"`
+	ID    string `json:"id"`
+	Event string `json:"event"`
+	// Channel is the channel the delivery came from, "" for GitHub's
+	// webhooks (and every delivery queued before channels were): the
+	// processor it is handed to is chosen by it.
+	Channel  string    `json:"channel,omitempty"`
 	Item     string    `json:"item,omitempty"`
 	Action   string    `json:"action,omitempty"`
 	Received time.Time `json:"received"`
@@ -108,7 +112,7 @@ type storedHead struct {
 // the body's bytes as they came. The body is not re-encoded: encoding/json
 // would compact and escape it, and it must stay exactly as signed.
 func encodeDelivery(s stored) ([]byte, error) {
-	head, err := json.Marshal(storedHead{ID: s.ID, Event: s.Event, Item: s.Item, Action: s.Action, Received: s.Received})
+	head, err := json.Marshal(storedHead{ID: s.ID, Event: s.Event, Channel: s.Channel, Item: s.Item, Action: s.Action, Received: s.Received})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +135,7 @@ func decodeDelivery(v []byte) (stored, error) {
 	}
 	body := append([]byte(nil), v[w+int(n):]...)
 	return stored{
-		Delivery: channels.Delivery{ID: h.ID, Event: h.Event, Body: body, Item: h.Item, Received: h.Received},
+		Delivery: channels.Delivery{ID: h.ID, Event: h.Event, Channel: h.Channel, Body: body, Item: h.Item, Received: h.Received},
 		Action:   h.Action,
 	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/the-loop/the-loop/channels/inbound"
 	"github.com/the-loop/the-loop/channels/route"
 	"github.com/the-loop/the-loop/channels/slack"
+	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/policy"
 )
 
@@ -30,7 +31,8 @@ outcome (processed, or why it was dropped), event (work-item.reply,
 gate.feedback, control.command), gate (open, none, unknown, n/a), workItem,
 mirrored (recorded on the work item's issue), delivered (handed to its
 session) and error. It is for scripts and chat tools the-loop has no
-endpoint for.
+endpoint for. What it decides goes to the event log (eventLog.path) as the
+channel.* events serve writes.
 
 The thread must be bound (sessions bind REF --slack CHANNEL_ID:THREAD_TS),
 the author a person in routing.authorizedUsers with an id on the channel,
@@ -58,11 +60,17 @@ func (c *ReplyCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	link, err := route.NewLink(route.Config{CLI: cli, Integration: in})
+	// What the pipeline decides is in the event log, as it is when serve
+	// runs it, and as every other verb's events are.
+	events := eventlog.Discard
+	if cli.EventLogEnabled() {
+		events = eventlog.OpenFile(cli.EventLogPath(), "cli")
+	}
+	link, err := route.NewLink(route.Config{CLI: cli, Integration: in, Events: events})
 	if err != nil {
 		return err
 	}
-	p, err := inbound.NewSlack(inbound.SlackOptions{Link: link, Slack: sc, Ledger: in})
+	p, err := inbound.NewSlack(inbound.SlackOptions{Link: link, Slack: sc, Ledger: in, Events: events})
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,17 @@ func (s *Server) SetToken(token string) {
 	s.token = token
 }
 
+// SetClock dates the comments created from now on without a time: the
+// next one a minute after at, each after it a minute later. A new server
+// dates them from 2026-01-01T00:00Z, which is the past to a work item
+// that entered its gate today, and whose gate would read them as written
+// before it.
+func (s *Server) SetClock(at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = at.UTC().Truncate(time.Second)
+}
+
 // SetLog has every call written to w as one line (Call.String).
 func (s *Server) SetLog(w io.Writer) {
 	s.mu.Lock()
