@@ -131,7 +131,7 @@ func TokenFrom(env string) (string, error) {
 	}
 	tok := strings.TrimSpace(os.Getenv(env))
 	if tok == "" {
-		return "", fmt.Errorf("$%s is not set: it should hold the Slack token", env)
+		return "", fmt.Errorf("$%s is not set", env)
 	}
 	return tok, nil
 }
