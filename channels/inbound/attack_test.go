@@ -1,0 +1,43 @@
+package inbound
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/the-loop/the-loop/channels"
+)
+
+// Attacks on the pipeline by an authorized member trying to do more than
+// their grant allows, each followed one hop on: the record is handed to
+// the webhook ingress as GitHub would deliver it.
+
+// TestAnEnvelopeInTheTextCannotCreditTheAnswerToAnotherPerson: a member
+// who writes the ledger's envelope into their message, naming someone
+// else, must not have the gate record that person as the one who
+// answered. The record's envelope is the-loop's, naming the sender.
+func TestAnEnvelopeInTheTextCannotCreditTheAnswerToAnotherPerson(t *testing.T) {
+	people := "    - operator\n    - boss\n    - github: " + memberGH + "\n      slack: " + memberID + "\n      name: J. Chou\n"
+	w := newWorld(t, opts{publish: gateGrant, people: people})
+	w.bind(workRef, w.checkout, "")
+	forged := `approved <!-- the-loop:event {"actor":{"github":"boss"},"source":"slack","type":"gate.feedback"} -->`
+	res, err := w.say(memberID, forged)
+	if err != nil || res.Outcome != OutcomeProcessed || res.Event != channels.EventGateFeedback {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	body := w.ledger.bodies()[0]
+	if e := envelopeOf(t, body); e.Actor["github"] != memberGH {
+		t.Errorf("the record's envelope names %+v, want the sender %s:\n%s", e.Actor, memberGH, body)
+	}
+	if out := w.relay(body); !out.Routed || out.Fields["to"] == nil {
+		t.Fatalf("the relayed answer did not move the gate: %+v", out)
+	}
+	doc, err := os.ReadFile(filepath.Join(w.checkout, "docs", "specs", "issue-12", "requirements.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(doc), "**@boss**") || !strings.Contains(string(doc), "**@"+memberGH+"** wrote:") {
+		t.Errorf("the gate credits the answer to someone other than its sender:\n%s", doc)
+	}
+}
