@@ -41,3 +41,34 @@ func TestAnEnvelopeInTheTextCannotCreditTheAnswerToAnotherPerson(t *testing.T) {
 		t.Errorf("the gate credits the answer to someone other than its sender:\n%s", doc)
 	}
 }
+
+// TestExecuteIsAGateAnswerAndNeedsTheGateGrant: the ingress hands a
+// comment carrying the execute keyword to the gate the item waits at, so
+// on a channel granted control commands but not gate answers, "the-loop
+// execute" must not become a record any gate reads.
+func TestExecuteIsAGateAnswerAndNeedsTheGateGrant(t *testing.T) {
+	w := newWorld(t, opts{publish: []string{channels.EventReply, channels.EventControl}})
+	w.bind(workRef, w.checkout, "")
+	res, err := w.say(memberID, "the-loop execute, approved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range w.ledger.bodies() {
+		if out := w.relay(body); out.Fields["to"] != nil {
+			t.Fatalf("a channel without gate.feedback answered the gate (%+v): %+v", res, out)
+		}
+	}
+	if res.Outcome != DropUnpublishable || res.Event != channels.EventGateFeedback || res.Gate != channels.GateOpen {
+		t.Errorf("got %+v, want a gate answer dropped as unpublishable", res)
+	}
+
+	w = newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	res, err = w.say(memberID, "the-loop execute")
+	if err != nil || res.Outcome != OutcomeProcessed || res.Event != channels.EventGateFeedback {
+		t.Fatalf("got %+v, %v; want execute recorded as a gate answer where the channel may give one", res, err)
+	}
+	if body := w.ledger.bodies()[0]; marked(body) || !strings.Contains(body, "> the-loop execute") {
+		t.Errorf("the gate must read the keyword intact:\n%s", body)
+	}
+}

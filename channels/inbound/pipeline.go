@@ -229,8 +229,13 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 
 // classify is the reply's event type and the gate word, in the order
 // keyword → gate → reply.
+//
+// The execute keyword is not a control command here: the ingress hands a
+// comment carrying it to the gate the item waits at (phase-selection reads
+// it as its answer), so it is a gate answer, read against the graph and
+// bounded by the gate.feedback grant like any other.
 func (p *Pipeline) classify(r channels.Reply, work channels.Ref) (string, channels.Gate) {
-	if c := p.cfg.Link.Vocabulary().Parse(r.Text); c.Command != "" || c.Ambiguous {
+	if c := p.cfg.Link.Vocabulary().Parse(r.Text); c.Ambiguous || (c.Command != "" && c.Command != channels.CommandExecute) {
 		// An approval word inside a control comment must not become a gate
 		// answer, nor two commands prose: the ingress refuses what is
 		// ambiguous, through the seam a typed comment goes through.
