@@ -72,3 +72,25 @@ func TestExecuteIsAGateAnswerAndNeedsTheGateGrant(t *testing.T) {
 		t.Errorf("the gate must read the keyword intact:\n%s", body)
 	}
 }
+
+// TestAKeywordTheScrubUncoversIsAControlCommand: the record is scrubbed,
+// and the ingress reads control keywords in the record. A keyword glued
+// to a credential the scrub masks stands alone in the record, so it must
+// be classified as one here, where the grant is checked, too.
+func TestAKeywordTheScrubUncoversIsAControlCommand(t *testing.T) {
+	t.Setenv("THE_LOOP_TEST_API_KEY", "hunter2xyz")
+	w := newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	res, err := w.say(memberID, "the-loop stophunter2xyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range w.ledger.bodies() {
+		if out := w.relay(body); out.Fields["control"] != nil {
+			t.Fatalf("a channel without control.command ran a command (%+v): %+v", res, out)
+		}
+	}
+	if res.Outcome != DropUnpublishable || res.Event != channels.EventControl {
+		t.Errorf("got %+v, want a control.command dropped as unpublishable", res)
+	}
+}

@@ -234,8 +234,13 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 // comment carrying it to the gate the item waits at (phase-selection reads
 // it as its answer), so it is a gate answer, read against the graph and
 // bounded by the gate.feedback grant like any other.
+//
+// The keywords are looked for in the text as the ledger records it,
+// credentials scrubbed, since that is what the ingress reads them in: a
+// keyword glued to a secret is no keyword as written, and stands alone
+// once the secret is masked.
 func (p *Pipeline) classify(r channels.Reply, work channels.Ref) (string, channels.Gate) {
-	if c := p.cfg.Link.Vocabulary().Parse(r.Text); c.Ambiguous || (c.Command != "" && c.Command != channels.CommandExecute) {
+	if c := p.cfg.Link.Vocabulary().Parse(channels.Scrub(r.Text, nil)); c.Ambiguous || (c.Command != "" && c.Command != channels.CommandExecute) {
 		// An approval word inside a control comment must not become a gate
 		// answer, nor two commands prose: the ingress refuses what is
 		// ambiguous, through the seam a typed comment goes through.
