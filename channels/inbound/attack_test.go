@@ -94,3 +94,61 @@ func TestAKeywordTheScrubUncoversIsAControlCommand(t *testing.T) {
 		t.Errorf("got %+v, want a control.command dropped as unpublishable", res)
 	}
 }
+
+// TestACommandThatEntersAGateCarriesNoAnswerWithoutTheGateGrant: the
+// ingress evaluates the human gate a start or contribute enters with the
+// whole message (a contribution states its goal in it), so on a
+// channel granted control commands and not gate answers, such a command
+// is taken as its keyword alone: words a gate would read beside it need
+// gate.feedback too.
+func TestACommandThatEntersAGateCarriesNoAnswerWithoutTheGateGrant(t *testing.T) {
+	const withGoal = "the-loop contribute\n\nGoal: ship it fast\nSuccess criteria:\n- it ships"
+	fresh := func(publish []string) *world {
+		w := newWorld(t, opts{publish: publish})
+		if err := os.Remove(filepath.Join(w.checkout, "docs", "specs", "issue-12", "graph-state.json")); err != nil {
+			t.Fatal(err)
+		}
+		w.bind(workRef, w.checkout, "-")
+		return w
+	}
+	controlOnly := []string{channels.EventReply, channels.EventControl}
+
+	w := fresh(controlOnly)
+	res, err := w.say(memberID, withGoal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range w.ledger.bodies() {
+		if out := w.relay(body); out.Fields["to"] != nil {
+			t.Fatalf("a channel without gate.feedback answered the gate it started (%+v): %+v", res, out)
+		}
+	}
+	if res.Outcome != DropUnpublishable || res.Event != channels.EventControl {
+		t.Errorf("got %+v, want a control.command dropped as unpublishable", res)
+	}
+
+	w = fresh(controlOnly)
+	if res, err := w.say(memberID, "the-loop contribute."); err != nil || res.Outcome != OutcomeProcessed {
+		t.Fatalf("the keyword alone: got %+v, %v", res, err)
+	}
+	if out := w.relay(w.ledger.bodies()[0]); out.Fields["entered"] != "goal-definition" || out.Fields["to"] != nil {
+		t.Errorf("the keyword alone should start the item and answer nothing: %+v", out)
+	}
+
+	// do begins the ad-hoc loop at the agent's work: no gate reads its words.
+	w = fresh(controlOnly)
+	if res, err := w.say(memberID, "the-loop do, and fix the typo"); err != nil || res.Outcome != OutcomeProcessed {
+		t.Fatalf("do with words: got %+v, %v", res, err)
+	}
+	if out := w.relay(w.ledger.bodies()[0]); out.Fields["entered"] != "work" || out.Fields["to"] != nil {
+		t.Errorf("do should start the ad-hoc loop and answer nothing: %+v", out)
+	}
+
+	w = fresh(allGrants)
+	if res, err := w.say(memberID, withGoal); err != nil || res.Outcome != OutcomeProcessed {
+		t.Fatalf("with both grants: got %+v, %v", res, err)
+	}
+	if out := w.relay(w.ledger.bodies()[0]); out.Fields["to"] != "phase-selection" {
+		t.Errorf("with both grants the contribution states its goal as it starts: %+v", out)
+	}
+}
