@@ -168,6 +168,18 @@ func (v Vocabulary) Defang(text string) string {
 	return text
 }
 
+// Strip returns text with every control keyword of v that Parse would
+// find taken out: what a reader of the comment has beside the commands it
+// carries.
+func (v Vocabulary) Strip(text string) string {
+	words := slices.Clone(v.words)
+	slices.SortStableFunc(words, func(a, b keyword) int { return len(b.word) - len(a.word) })
+	for _, w := range words {
+		text = replaceTokens(text, w.re, func(string) string { return "" })
+	}
+	return text
+}
+
 // replaceTokens replaces each match of re in body that stands as a whole
 // token (as containsToken reads one) with what with returns for it.
 func replaceTokens(body string, re *regexp.Regexp, with func(string) string) string {

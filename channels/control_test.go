@@ -206,3 +206,18 @@ func TestADefangedReplyCarriesNoCommandAndStillShowsWhichWasMeant(t *testing.T) 
 		}
 	}
 }
+
+func TestStripTakesOutWholeKeywordsAlone(t *testing.T) {
+	v := NewVocabulary(policy.DefaultControlKeyword)
+	for in, want := range map[string]string{
+		"the-loop contribute.":                ".",
+		"The-Loop START\nGoal: x":             "\nGoal: x",
+		"the-loop started, the-loop do-over":  "the-loop started, the-loop do-over",
+		"the-loop stop the-loop stop, please": " , please",
+		"nothing here":                        "nothing here",
+	} {
+		if got := v.Strip(in); got != want {
+			t.Errorf("Strip(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -30,10 +30,16 @@ const minSecret = 6
 // inside a longer word or a path.
 var tokenShaped = regexp.MustCompile(`(^|[^\w/-])([A-Za-z0-9_-]{20,})`)
 
+// knownToken is a credential its issuer's prefix names (GitHub's ghp_,
+// gho_, ghu_, ghs_, ghr_ and github_pat_; Slack's xox?- and xapp-): masked
+// wherever it stands, a URL's user or path included, where tokenShaped
+// leaves a run alone. It is most often pasted in a clone URL.
+var knownToken = regexp.MustCompile(`(^|[^A-Za-z0-9_])((?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}|(?:xox[a-z]|xapp)-[A-Za-z0-9-]{10,})`)
+
 // Scrub returns text with credentials masked: the value of every
 // environment variable whose name says it holds one (environ is os.Environ
-// when nil), and every token-shaped run. It is applied to a reply before
-// the ledger records it.
+// when nil), every GitHub or Slack token, and every token-shaped run. It
+// is applied to a reply before the ledger records it.
 func Scrub(text string, environ []string) string {
 	if environ == nil {
 		environ = os.Environ()
@@ -50,6 +56,7 @@ func Scrub(text string, environ []string) string {
 	for _, v := range values {
 		text = strings.ReplaceAll(text, v, maskEnv)
 	}
+	text = knownToken.ReplaceAllString(text, "${1}"+maskToken)
 	return tokenShaped.ReplaceAllStringFunc(text, func(m string) string {
 		sub := tokenShaped.FindStringSubmatch(m)
 		lead, run := sub[1], sub[2]

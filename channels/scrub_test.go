@@ -19,3 +19,21 @@ func TestScrubMasksCredentialsAndKeepsOrdinaryText(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubMasksATokenByItsPrefixWhereverItStands: a GitHub or Slack
+// token is pasted most often inside a URL (a clone URL's user, a path),
+// where a token-shaped run is otherwise left alone as part of a path.
+func TestScrubMasksATokenByItsPrefixWhereverItStands(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/acme/shop",
+			"git clone https://<redacted:token>@github.com/acme/shop"},
+		{"https://x.example/hook/xoxb-1234567890-abcdefghijkl", "https://x.example/hook/<redacted:token>"},
+		{"see github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "see <redacted:token>"},
+		{"/srv/ghp_cache/build-output", "/srv/ghp_cache/build-output"},
+		{"the ghp_ prefix and xoxb- prefix", "the ghp_ prefix and xoxb- prefix"},
+	} {
+		if got := Scrub(tc.in, []string{}); got != tc.want {
+			t.Errorf("Scrub(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -31,7 +31,7 @@ type EventType struct {
 // row. The table is read-only.
 var Catalog = []EventType{
 	{"channel.delivered", LevelInfo, "A work-item.reply heard on a channel was handed to the work item's bound session (channel, work_item, actor, target: url | command | inbox)."},
-	{"channel.dropped", LevelInfo, "A message on a channel was not processed, or a work-item.reply recorded on the ledger could not be delivered (channel, work_item, thread, actor, kind, gate, error, reason: channel-disabled | unmapped | self-authored | unauthorized-actor | unpublishable-event | kickoff-disabled | not-a-new-message | undeliverable)."},
+	{"channel.dropped", LevelInfo, "A message on a channel was not processed, or a work-item.reply recorded on the ledger could not be delivered (channel, work_item, thread, actor, kind, gate, needs: a grant it also needs, error, reason: channel-disabled | unmapped | self-authored | unauthorized-actor | unpublishable-event | kickoff-disabled | not-a-new-message | undeliverable)."},
 	{"channel.mirror_failed", LevelWarning, "A message on a channel could not be recorded on its work item's ledger; a work-item.reply is still delivered (channel, work_item, kind, error)."},
 	{"channel.mirrored", LevelInfo, "A message on a channel was recorded on its work item's ledger: a work-item.reply marked as the-loop's own, a gate.feedback or control.command unmarked for the webhook ingress to judge (channel, work_item, actor, kind)."},
 	{"channel.post_failed", LevelWarning, "Posting to a channel failed; the work item remains the record (channel, work_item, event_type, error)."},

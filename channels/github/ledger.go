@@ -102,7 +102,7 @@ func (l *Ledger) Record(e Entry) (Recorded, error) {
 
 // Body is the comment that records e.
 func (l *Ledger) Body(e Entry) (string, error) {
-	text := channels.Scrub(e.Text, l.environ)
+	text := inert(channels.Scrub(e.Text, l.environ))
 	env := builtins.Envelope{Type: e.Type, Source: e.Source, Actor: e.actor(), TS: e.stamp()}
 	switch e.Type {
 	case channels.EventReply:
@@ -156,6 +156,15 @@ func (e Entry) stamp() string {
 	}
 	return e.At.UTC().Format(time.RFC3339)
 }
+
+// inert is text with every HTML comment opener written as an entity, so
+// the record's invisible parts are the-loop's alone: the envelope read is
+// the first in the body (builtins.ParseEnvelope), which a message could
+// otherwise write ahead of the-loop's, naming another person, and the
+// self-authored marker in a message would hide its record from the
+// ingress. The entity reads as the same "<!--" on GitHub, and neither
+// '<' nor '&' joins a control keyword, so the keywords read the same.
+func inert(text string) string { return strings.ReplaceAll(text, "<!--", "&lt;!--") }
 
 // quote is text as a Markdown block quote, line by line: what the gates
 // read as the sender's own words in a record (builtins.RelayedWords).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
@@ -222,6 +224,27 @@ func (w *world) say(author, text string) (Result, error) {
 	w.t.Helper()
 	return w.p.Process(context.Background(), channels.Reply{Channel: channels.ChannelSlack, ChannelID: slackChan,
 		Thread: threadTS, TS: "1712345999.000200", Author: author, Text: text})
+}
+
+// relay hands a record the ledger posted to the webhook ingress, as
+// GitHub delivers it: a new comment on the work item's issue by the
+// operator's account, whose credential the ledger posts with.
+func (w *world) relay(body string) channels.Outcome {
+	w.t.Helper()
+	router, err := route.New(route.Config{CLI: w.cli, Integration: w.ledger})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	payload, _ := json.Marshal(map[string]any{"action": "created", "repository": map[string]any{"full_name": "acme/shop"},
+		"issue":   map[string]any{"number": 12},
+		"comment": map[string]any{"id": 7001, "body": body, "created_at": time.Now().UTC().Format(time.RFC3339), "user": map[string]any{"login": "operator", "type": "User"}},
+		"sender":  map[string]any{"login": "operator", "type": "User"}})
+	out, err := router.Process(context.Background(), channels.Delivery{ID: "relayed", Event: "issue_comment", Body: payload, Item: workRef})
+	router.WaitReactions(time.Minute)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return out
 }
 
 func (w *world) inbox() []deliver.Message {

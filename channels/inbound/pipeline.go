@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
@@ -200,11 +202,16 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 	p.cfg.Ack(r, AckReceived)
 	kind, gate := p.classify(r, work)
 	res := Result{Event: kind, Gate: gate, WorkItem: work.String()}
-	if !p.cfg.Channel.Granted(kind) {
+	var needs []any
+	if kind == channels.EventControl && !p.cfg.Channel.Granted(channels.EventGateFeedback) && p.answersOnEntry(r.Text) {
+		needs = []any{"needs", channels.EventGateFeedback}
+	}
+	if !p.cfg.Channel.Granted(kind) || needs != nil {
 		// Dropped, never downgraded: a keyword the channel may not run is
 		// not handed to the session as prose either.
 		p.cfg.Ack(r, AckError)
-		out := p.drop(r, work.String(), DropUnpublishable, eventlog.LevelWarning, "actor", r.Author, "kind", kind, "gate", string(gate))
+		out := p.drop(r, work.String(), DropUnpublishable, eventlog.LevelWarning,
+			append([]any{"actor", r.Author, "kind", kind, "gate", string(gate)}, needs...)...)
 		out.Event, out.Gate = kind, gate
 		return out, nil
 	}
@@ -229,8 +236,18 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 
 // classify is the reply's event type and the gate word, in the order
 // keyword → gate → reply.
+//
+// The execute keyword is not a control command here: the ingress hands a
+// comment carrying it to the gate the item waits at (phase-selection reads
+// it as its answer), so it is a gate answer, read against the graph and
+// bounded by the gate.feedback grant like any other.
+//
+// The keywords are looked for in the text as the ledger records it,
+// credentials scrubbed, since that is what the ingress reads them in: a
+// keyword glued to a secret is no keyword as written, and stands alone
+// once the secret is masked.
 func (p *Pipeline) classify(r channels.Reply, work channels.Ref) (string, channels.Gate) {
-	if c := p.cfg.Link.Vocabulary().Parse(r.Text); c.Command != "" || c.Ambiguous {
+	if c := p.cfg.Link.Vocabulary().Parse(channels.Scrub(r.Text, nil)); c.Ambiguous || (c.Command != "" && c.Command != channels.CommandExecute) {
 		// An approval word inside a control comment must not become a gate
 		// answer, nor two commands prose: the ingress refuses what is
 		// ambiguous, through the seam a typed comment goes through.
@@ -248,6 +265,25 @@ func (p *Pipeline) classify(r channels.Reply, work channels.Ref) (string, channe
 		}
 	}
 	return channels.EventReply, read.Gate
+}
+
+// entering are the commands that enter a loop beginning at a human gate:
+// the ingress evaluates a gate entered so once with the comment that
+// entered it (a contribution states its goal in it). do is not one: the
+// ad-hoc loop begins at the agent's work, and its instruction is the
+// item's own text.
+var entering = []string{channels.CommandStart, channels.CommandContribute}
+
+// answersOnEntry reports whether text is a command that enters the work
+// item's loop carrying words beside its keyword: the gate it enters reads
+// them as an answer, which only the gate.feedback grant allows.
+func (p *Pipeline) answersOnEntry(text string) bool {
+	v := p.cfg.Link.Vocabulary()
+	text = channels.Scrub(text, nil)
+	if !slices.Contains(entering, v.Parse(text).Command) {
+		return false
+	}
+	return strings.ContainsFunc(v.Strip(text), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) })
 }
 
 func (p *Pipeline) record(r channels.Reply, work channels.Ref, person policy.Person, kind string, gate channels.Gate, res *Result) bool {
