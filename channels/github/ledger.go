@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
@@ -75,6 +76,9 @@ func NewLedger(in graph.Integration, cli *policy.CLIConfig) *Ledger {
 	return &Ledger{integration: in, vocabulary: channels.NewVocabulary(cli.ControlKeyword)}
 }
 
+// MaxCommentChars is the longest comment GitHub accepts.
+const MaxCommentChars = 65536
+
 // Recorded is what a record became on GitHub.
 type Recorded struct {
 	// CommentID is the comment's id.
@@ -91,6 +95,11 @@ func (l *Ledger) Record(e Entry) (Recorded, error) {
 	body, err := l.Body(e)
 	if err != nil {
 		return Recorded{}, err
+	}
+	if n := utf8.RuneCountInString(body); n > MaxCommentChars {
+		// Cut short, a gate answer would say less than the person did:
+		// refused whole, and said so.
+		return Recorded{}, fmt.Errorf("ledger: the record on %s would be %d characters, over the %d GitHub takes in a comment: not recorded", e.Work, n, MaxCommentChars)
 	}
 	res, err := l.integration.Call(OpAddComment, map[string]any{"ref": e.Work.String(), "body": body})
 	if err != nil {

@@ -119,3 +119,14 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+func TestARecordTooLongForGitHubIsRefusedWholeNotCut(t *testing.T) {
+	l := NewLedger(graph.NoIntegration{}, &policy.CLIConfig{Doc: map[string]any{}})
+	work, _ := channels.ParseRef("github:acme/shop#12")
+	// Short enough to send, but each line gains "> " in the quote.
+	text := strings.Repeat("é\n", 30000)
+	_, err := l.Record(Entry{Work: work, Type: channels.EventGateFeedback, Source: "slack", Author: "U1", Text: text, Gate: channels.GateOpen})
+	if err == nil || !strings.Contains(err.Error(), "65536") || errors.Is(err, graph.ErrIntegrationUnavailable) {
+		t.Errorf("got %v, want a refusal naming GitHub's limit before any call", err)
+	}
+}

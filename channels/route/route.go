@@ -183,7 +183,7 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 		return dropped(DropStale, t.fields(in, "why", "the comment says not when it was written")), nil
 	}
 
-	c := r.vocabulary.Parse(in.comment.Body)
+	c := r.vocabulary.Parse(commandText(in.comment.Body))
 	switch {
 	case c.Ambiguous:
 		return r.ambiguous(in, t, c), nil
@@ -471,4 +471,16 @@ func (in *inbound) selfAuthored() string {
 // issue or pull request.
 func (in *inbound) newComment() bool {
 	return in.d.Event == "issue_comment" && in.p.Action == "created" && in.comment != nil
+}
+
+// commandText is the part of a comment body control keywords are looked
+// for in: the person's own words in a record the ledger relayed from a chat
+// channel (as the gates read it, builtins.RelayedWords), so that the
+// record's attribution line can never be read as a command; the whole body
+// otherwise.
+func commandText(body string) string {
+	if words, ok := builtins.RelayedWords(body); ok {
+		return words
+	}
+	return body
 }

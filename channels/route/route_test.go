@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/the-loop/the-loop/builtins"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,5 +236,20 @@ func TestDeliveriesOfOneWorkItemAreProcessedOneAtATime(t *testing.T) {
 	}
 	if moved != 1 {
 		t.Errorf("%d deliveries moved the gate, want exactly one", moved)
+	}
+}
+
+// TestARelayedRecordsOwnLineIsNeverACommand: control keywords are read in
+// the words the person wrote, not in the line the-loop adds around them,
+// whatever keyword the operator chose.
+func TestARelayedRecordsOwnLineIsNeverACommand(t *testing.T) {
+	e := newEnv(t, "routing:\n  authorizedUsers: [alice]\n  control:\n    keywords:\n      stop: recorded an answer\n")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	record := builtins.StampEnvelope("💬 **the-loop** recorded an answer to the open gate from `slack:U1`:\n\n> approved",
+		builtins.Envelope{Type: "gate.feedback", Source: "slack", Actor: map[string]string{"slack": "U1"}})
+	out, err := e.process(newComment("d1", "acme/shop", 12, "alice", record).build())
+	fields := wantRouted(t, out, err)
+	if fields["control"] != nil || fields["to"] != "design" {
+		t.Errorf("got %v, want the answer handed to the gate", fields)
 	}
 }
