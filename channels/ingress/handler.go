@@ -54,7 +54,7 @@ type handler struct {
 	insecure bool
 	opts     Options
 	reading  chan struct{} // a slot per body being read
-	rejects  *sampler      // what a refusal may write to the logs
+	rejects  *Sampler      // what a refusal may write to the logs
 }
 
 // NewHandler returns the HTTP handler of the ingress: POST to opts.Path
@@ -90,7 +90,7 @@ func NewHandler(q *Queue, opts Options) (http.Handler, error) {
 		return nil, fmt.Errorf("webhook path %q: taken by the health probe", opts.Path)
 	}
 	return &handler{q: q, path: trimSlash(opts.Path), secret: opts.Secret, insecure: opts.Insecure, opts: opts,
-		reading: make(chan struct{}, maxReading), rejects: newSampler(rejectsPerSecond)}, nil
+		reading: make(chan struct{}, maxReading), rejects: NewSampler(RejectsPerSecond)}, nil
 }
 
 func trimSlash(p string) string {
@@ -151,7 +151,7 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 	reject := func(code int, reason, msg string) {
 		// Anyone can be refused, as often as they like: the logs hear of
 		// it at a bounded rate, and of how many refusals went unsaid.
-		if unsaid, ok := h.rejects.allow(); ok {
+		if unsaid, ok := h.rejects.Allow(); ok {
 			f := map[string]any{"reason": reason, "delivery_id": nonEmpty(clip(id)), "gh_event": nonEmpty(clip(event)), "remote": r.RemoteAddr}
 			if unsaid > 0 {
 				f["unlogged"] = unsaid
@@ -208,11 +208,11 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !validID(id) {
+	if !ValidID(id) {
 		reject(http.StatusBadRequest, RejectInvalidPayload, "missing or malformed "+HeaderDelivery)
 		return
 	}
-	if !validEvent(event) {
+	if !ValidEvent(event) {
 		reject(http.StatusBadRequest, RejectInvalidPayload, "missing or malformed "+HeaderEvent)
 		return
 	}
@@ -290,10 +290,15 @@ func isObject(body []byte) bool {
 	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
-// validID accepts what GitHub sends as a delivery id (a GUID) and
-// anything else short and printable: it is a key and a log field.
-func validID(s string) bool {
-	if s == "" || len(s) > 128 {
+// ValidID accepts what GitHub sends as a delivery id (a GUID), and any
+// other id a channel sends that is short and printable: 1 to 128 bytes of
+// printable ASCII without spaces. It is a key and a log field.
+func ValidID(s string) bool { return printable(s, 128) }
+
+// printable reports whether s is 1 to max bytes of printable ASCII with no
+// space.
+func printable(s string, max int) bool {
+	if s == "" || len(s) > max {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -304,8 +309,9 @@ func validID(s string) bool {
 	return true
 }
 
-// validEvent accepts GitHub's event names: lower-case words joined by _.
-func validEvent(s string) bool {
+// ValidEvent accepts an event type name as GitHub and Slack write them:
+// lower-case words joined by _, at most 64 bytes.
+func ValidEvent(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false
 	}

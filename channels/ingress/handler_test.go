@@ -242,11 +242,11 @@ func TestAnUnsignedBodyIsNotReadAndReadingIsBounded(t *testing.T) {
 
 func TestRefusalsReachTheLogsAtABoundedRateSayingHowManyDidNot(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	s := newSampler(3)
+	s := NewSampler(3)
 	s.now = func() time.Time { return now }
 	var logged, unsaid int
 	for range 100 {
-		if n, ok := s.allow(); ok {
+		if n, ok := s.Allow(); ok {
 			logged, unsaid = logged+1, unsaid+n
 		}
 	}
@@ -254,7 +254,7 @@ func TestRefusalsReachTheLogsAtABoundedRateSayingHowManyDidNot(t *testing.T) {
 		t.Fatalf("in one second: %d logged, want 3", logged)
 	}
 	now = now.Add(time.Second)
-	if n, ok := s.allow(); !ok || n != 97 {
+	if n, ok := s.Allow(); !ok || n != 97 {
 		t.Errorf("the next second: %d, %v; want the 97 unsaid", n, ok)
 	}
 }

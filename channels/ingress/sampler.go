@@ -5,12 +5,14 @@ import (
 	"time"
 )
 
-// rejectsPerSecond is how many refusals a second are written to the logs;
-// the others are counted, and the next one written says how many.
-const rejectsPerSecond = 10
+// RejectsPerSecond is how many refusals a second an endpoint writes to the
+// logs; the others are counted, and the next one written says how many.
+// Anyone can be refused, as often as they like.
+const RejectsPerSecond = 10
 
-// sampler lets at most n events a second through, counting the others.
-type sampler struct {
+// Sampler lets at most n events a second through, counting the others. It
+// is safe for concurrent use.
+type Sampler struct {
 	mu     sync.Mutex
 	n      int
 	second time.Time
@@ -19,11 +21,12 @@ type sampler struct {
 	now    func() time.Time
 }
 
-func newSampler(n int) *sampler { return &sampler{n: n, now: time.Now} }
+// NewSampler lets n events a second through.
+func NewSampler(n int) *Sampler { return &Sampler{n: n, now: time.Now} }
 
-// allow reports whether an event may be written now and, when it may, how
+// Allow reports whether an event may be written now and, when it may, how
 // many were not since the last one that was.
-func (s *sampler) allow() (unsaid int, ok bool) {
+func (s *Sampler) Allow() (unsaid int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sec := s.now().Truncate(time.Second); !sec.Equal(s.second) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/the-loop/the-loop/channels/ingress"
 
 	"github.com/the-loop/the-loop/channels"
 )
@@ -79,10 +80,10 @@ func ParseEvent(body []byte) (Envelope, error) {
 		}
 		env.Challenge = raw.Challenge
 	case TypeEventCallback:
-		if !printable(raw.EventID, 128) {
+		if !ingress.ValidID(raw.EventID) {
 			return Envelope{}, fmt.Errorf("%w: event_callback without an event_id of printable ASCII, at most 128 bytes", ErrNotEnvelope)
 		}
-		if raw.TeamID != "" && !printable(raw.TeamID, 128) {
+		if raw.TeamID != "" && !ingress.ValidID(raw.TeamID) {
 			return Envelope{}, fmt.Errorf("%w: malformed team_id", ErrNotEnvelope)
 		}
 		var inner struct {
@@ -91,12 +92,12 @@ func ParseEvent(body []byte) (Envelope, error) {
 		if e := bytes.TrimLeft(raw.Event, " \t\r\n"); len(e) == 0 || e[0] != '{' || json.Unmarshal(e, &inner) != nil {
 			return Envelope{}, fmt.Errorf("%w: event_callback whose event is not a JSON object", ErrNotEnvelope)
 		}
-		if !eventType(inner.Type) {
+		if !ingress.ValidEvent(inner.Type) {
 			return Envelope{}, fmt.Errorf("%w: event_callback whose event has no type of lower-case words", ErrNotEnvelope)
 		}
 		env.EventID, env.TeamID, env.EventType, env.Event = raw.EventID, raw.TeamID, inner.Type, raw.Event
 	case TypeAppRateLimited:
-		if raw.TeamID != "" && !printable(raw.TeamID, 128) {
+		if raw.TeamID != "" && !ingress.ValidID(raw.TeamID) {
 			return Envelope{}, fmt.Errorf("%w: malformed team_id", ErrNotEnvelope)
 		}
 		env.TeamID = raw.TeamID
@@ -170,7 +171,7 @@ func ReplyOf(env Envelope) (channels.Reply, string) {
 		return channels.Reply{}, NoChannel
 	}
 	for _, id := range []string{m.Channel, m.User, m.BotID, m.TS, m.ThreadTS} {
-		if id != "" && !printable(id, 64) {
+		if id != "" && !(ingress.ValidID(id) && len(id) <= 64) {
 			return channels.Reply{}, MalformedEvent
 		}
 	}
@@ -188,32 +189,4 @@ func ReplyOf(env Envelope) (channels.Reply, string) {
 		TopLevel:  thread == m.TS,
 		Bot:       m.BotID != "" || m.Subtype == "bot_message",
 	}, ""
-}
-
-// printable reports whether s is 1 to max bytes of printable ASCII with
-// no space: a key, and a log field.
-func printable(s string, max int) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
-}
-
-// eventType accepts Slack's event type names: lower-case words joined by
-// _, at most 64 bytes.
-func eventType(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
-			return false
-		}
-	}
-	return true
 }

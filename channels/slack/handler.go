@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/the-loop/the-loop/channels"
@@ -46,10 +45,6 @@ const (
 	bodyReadTimeout = 10 * time.Second
 )
 
-// rejectsPerSecond is how many refusals a second reach the logs; the
-// others are counted, and the next line written says how many.
-const rejectsPerSecond = 10
-
 // HandlerOptions configure NewHandler. Secret and Accept are required.
 type HandlerOptions struct {
 	// Secret is the Slack app's signing secret.
@@ -71,7 +66,7 @@ type HandlerOptions struct {
 type handler struct {
 	opts    HandlerOptions
 	reading chan struct{} // a slot per body being read
-	rejects *sampler
+	rejects *ingress.Sampler
 }
 
 // NewHandler returns the Events API endpoint, which serve mounts at
@@ -104,7 +99,7 @@ type handler struct {
 // delivery names a work item (ItemOf).
 //
 // Every refusal is logged as slack.rejected with its reason, at most
-// rejectsPerSecond a second; the next line says how many went unsaid.
+// ingress.RejectsPerSecond a second; the next line says how many went unsaid.
 func NewHandler(opts HandlerOptions) (http.Handler, error) {
 	if len(opts.Secret) == 0 {
 		return nil, ErrNoSecret
@@ -124,7 +119,7 @@ func NewHandler(opts HandlerOptions) (http.Handler, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &handler{opts: opts, reading: make(chan struct{}, maxReading), rejects: newSampler(rejectsPerSecond)}, nil
+	return &handler{opts: opts, reading: make(chan struct{}, maxReading), rejects: ingress.NewSampler(ingress.RejectsPerSecond)}, nil
 }
 
 // response is the JSON body of an answer.
@@ -144,7 +139,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reject := func(code int, reason, msg string) {
 		// Anyone can be refused, as often as they like: the logs hear of
 		// it at a bounded rate, and of how many refusals went unsaid.
-		if unsaid, ok := h.rejects.allow(); ok {
+		if unsaid, ok := h.rejects.Allow(); ok {
 			f := map[string]any{"reason": reason, "remote": r.RemoteAddr}
 			if eventID != "" {
 				f["event_id"] = eventID
@@ -264,33 +259,4 @@ func clip(s string) string {
 		return s[:128] + "…"
 	}
 	return s
-}
-
-// sampler lets at most n events a second through, counting the others.
-type sampler struct {
-	mu     sync.Mutex
-	n      int
-	second time.Time
-	used   int
-	unsaid int
-	now    func() time.Time
-}
-
-func newSampler(n int) *sampler { return &sampler{n: n, now: time.Now} }
-
-// allow reports whether an event may be written now and, when it may, how
-// many were not since the last one that was.
-func (s *sampler) allow() (unsaid int, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sec := s.now().Truncate(time.Second); !sec.Equal(s.second) {
-		s.second, s.used = sec, 0
-	}
-	if s.used >= s.n {
-		s.unsaid++
-		return 0, false
-	}
-	s.used++
-	unsaid, s.unsaid = s.unsaid, 0
-	return unsaid, true
 }
