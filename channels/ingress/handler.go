@@ -53,8 +53,8 @@ type handler struct {
 	secret   []byte
 	insecure bool
 	opts     Options
-	reading  chan struct{} // a slot per body being read
-	rejects  *Sampler      // what a refusal may write to the logs
+	bodies   *BodyReader
+	rejects  *Sampler // what a refusal may write to the logs
 }
 
 // NewHandler returns the HTTP handler of the ingress: POST to opts.Path
@@ -90,7 +90,7 @@ func NewHandler(q *Queue, opts Options) (http.Handler, error) {
 		return nil, fmt.Errorf("webhook path %q: taken by the health probe", opts.Path)
 	}
 	return &handler{q: q, path: trimSlash(opts.Path), secret: opts.Secret, insecure: opts.Insecure, opts: opts,
-		reading: make(chan struct{}, maxReading), rejects: NewSampler(RejectsPerSecond)}, nil
+		bodies: NewBodyReader(MaxBody), rejects: NewSampler(RejectsPerSecond)}, nil
 }
 
 func trimSlash(p string) string {
@@ -181,27 +181,12 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	wait := time.NewTimer(slotWait)
-	select {
-	case h.reading <- struct{}{}:
-		wait.Stop()
-		defer func() { <-h.reading }()
-	case <-wait.C:
-		reject(http.StatusServiceUnavailable, RejectUnavailable, "too many deliveries being read at once; try again")
+	body, release, berr := h.bodies.Read(w, r)
+	if berr != nil {
+		reject(berr.Status, berr.Reason, berr.Msg)
 		return
 	}
-	// A slot is held only as long as a body takes to arrive at a pace
-	// GitHub's keeps easily: a caller trickling one cannot hold them all.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
-		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			reject(http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("payload over %d bytes", MaxBody))
-			return
-		}
-		reject(http.StatusBadRequest, RejectInvalidPayload, "the payload could not be read")
-		return
-	}
+	defer release()
 	if !h.insecure {
 		if msg := verify(h.secret, body, r.Header); msg != "" {
 			reject(http.StatusUnauthorized, RejectInvalidSignature, msg)

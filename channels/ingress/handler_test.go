@@ -223,7 +223,7 @@ func TestAnUnsignedBodyIsNotReadAndReadingIsBounded(t *testing.T) {
 	}
 
 	for range maxReading {
-		h.reading <- struct{}{}
+		h.bodies.slots <- struct{}{}
 	}
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, post(commentBody, nil))
@@ -231,7 +231,7 @@ func TestAnUnsignedBodyIsNotReadAndReadingIsBounded(t *testing.T) {
 		t.Errorf("with every reading slot taken: %d, want 503", w.Code)
 	}
 	for range maxReading {
-		<-h.reading
+		<-h.bodies.slots
 	}
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, post(commentBody, nil))

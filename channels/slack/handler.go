@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -35,16 +34,6 @@ const (
 // as anyone in the workspace.
 var ErrNoSecret = errors.New("no Slack signing secret: events could not be verified")
 
-// maxReading bounds the bodies read at once, since each is read before
-// its signature can be checked and anyone may send one; a request waits up
-// to slotWait for a slot (Slack wants an answer within 3 s), and its body
-// must arrive within bodyReadTimeout.
-const (
-	maxReading      = 8
-	slotWait        = 2 * time.Second
-	bodyReadTimeout = 10 * time.Second
-)
-
 // HandlerOptions configure NewHandler. Secret and Accept are required.
 type HandlerOptions struct {
 	// Secret is the Slack app's signing secret.
@@ -65,7 +54,7 @@ type HandlerOptions struct {
 
 type handler struct {
 	opts    HandlerOptions
-	reading chan struct{} // a slot per body being read
+	bodies  *ingress.BodyReader
 	rejects *ingress.Sampler
 }
 
@@ -119,7 +108,7 @@ func NewHandler(opts HandlerOptions) (http.Handler, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &handler{opts: opts, reading: make(chan struct{}, maxReading), rejects: ingress.NewSampler(ingress.RejectsPerSecond)}, nil
+	return &handler{opts: opts, bodies: ingress.NewBodyReader(MaxBody), rejects: ingress.NewSampler(ingress.RejectsPerSecond)}, nil
 }
 
 // response is the JSON body of an answer.
@@ -178,27 +167,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reject(http.StatusUnauthorized, RejectInvalidSignature, err.Error())
 		return
 	}
-	wait := time.NewTimer(slotWait)
-	select {
-	case h.reading <- struct{}{}:
-		wait.Stop()
-		defer func() { <-h.reading }()
-	case <-wait.C:
-		reject(http.StatusServiceUnavailable, RejectUnavailable, "too many requests being read at once; try again")
+	body, release, berr := h.bodies.Read(w, r)
+	if berr != nil {
+		reject(berr.Status, berr.Reason, berr.Msg)
 		return
 	}
-	// A slot is held only as long as a body takes to arrive at a pace
-	// Slack's keeps easily: a caller trickling one cannot hold them all.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
-		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			reject(http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("body over %d bytes", MaxBody))
-			return
-		}
-		reject(http.StatusBadRequest, RejectInvalidPayload, "the body could not be read")
-		return
-	}
+	defer release()
 	now := h.opts.Now()
 	if err := Verify(h.opts.Secret, r.Header, body, now); err != nil {
 		reject(http.StatusUnauthorized, RejectInvalidSignature, err.Error())
