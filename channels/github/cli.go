@@ -155,22 +155,27 @@ func (c *cliTransport) once(ctx context.Context, r request, paginate bool) (stdo
 
 // capped is a buffer that keeps at most max bytes. Past it, writes fail
 // (the process then stops on a broken pipe), or, when quiet, are dropped.
+// The buffer is a field, not embedded: an embedded bytes.Buffer's ReadFrom
+// would be io.Copy's way around Write, and around the cap.
 type capped struct {
-	bytes.Buffer
+	buf   bytes.Buffer
 	max   int64
 	over  bool
 	quiet bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - int64(c.Len())
+	room := c.max - int64(c.buf.Len())
 	if int64(len(p)) > room {
 		c.over = true
-		c.Buffer.Write(p[:max(room, 0)])
+		c.buf.Write(p[:max(room, 0)])
 		if c.quiet {
 			return len(p), nil
 		}
 		return 0, errors.New("output over its limit")
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
+
+func (c *capped) Bytes() []byte  { return c.buf.Bytes() }
+func (c *capped) String() string { return c.buf.String() }

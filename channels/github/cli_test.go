@@ -2,6 +2,7 @@ package github
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,5 +159,16 @@ func TestAGhThatHangsIsStopped(t *testing.T) {
 	_, err = in.Call(OpAddComment, map[string]any{"ref": "github:acme/shop#3", "body": "x"})
 	if err == nil || !strings.Contains(err.Error(), "gh api did not answer within 50ms") || time.Since(start) > 10*time.Second {
 		t.Errorf("got %v after %s", err, time.Since(start))
+	}
+}
+
+func TestCappedOutputKeepsItsCapWhenCopiedInto(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		c := &capped{max: 1000, quiet: quiet}
+		// io.Copy is how os/exec fills a command's Stdout.
+		io.Copy(c, strings.NewReader(strings.Repeat("x", 1<<20)))
+		if len(c.Bytes()) > 1000 || !c.over {
+			t.Errorf("quiet %v: kept %d bytes, over %v; want at most 1000, over", quiet, len(c.Bytes()), c.over)
+		}
 	}
 }
