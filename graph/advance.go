@@ -1,11 +1,8 @@
 package graph
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -40,25 +37,14 @@ func (rt *Runtime) Start(id string) (*Step, error) {
 	var step *Step
 	err := rt.locked(id, func(tx *txn) (err error) {
 		if tx.st.CurrentNode == "" {
-			step, err = rt.startLocked(tx)
+			// The state is written before the entry chain runs, so a
+			// crash mid-chain leaves the pointer where the side effects
+			// say it is.
+			step, err = tx.apply(rt.machine(tx.item).start(tx.st, rt.now()))
 		}
 		return err
 	})
 	return step, err
-}
-
-func (rt *Runtime) startLocked(tx *txn) (*Step, error) {
-	node := rt.routeSkips(tx, rt.Graph.Start, rt.DeclaredSkips(tx.st))
-	tx.st.enter(node, rt.now())
-	tx.emit("graph.started", "info", map[string]any{"work_item": tx.item.Ref, "node": node})
-	// Persist before any side effect, so a crash mid-chain leaves the
-	// pointer where the side effects say it is.
-	if err := tx.commit(); err != nil {
-		return nil, err
-	}
-	step := &Step{Node: node, Status: string(StatusPass), Outcome: OutcomePass, Attempts: tx.st.Record(node).Attempts, To: node}
-	rt.runEntry(tx, step, node)
-	return step, nil
 }
 
 // runEntry runs node's entry chain after the pointer moved there. Entry
@@ -67,41 +53,25 @@ func (rt *Runtime) startLocked(tx *txn) (*Step, error) {
 func (rt *Runtime) runEntry(tx *txn, step *Step, node string) {
 	n, _ := rt.Graph.Node(node)
 	out := RunChain(n.Entry, rt.actingContext(tx.item, n, Entry, tx.st, nil))
-	rt.noteDegradations(tx, step, node, out)
+	msgs, events := rt.machine(tx.item).degradations(node, out)
+	step.Messages = append(step.Messages, msgs...)
+	tx.pending = append(tx.pending, events...)
 	if out.Status == StatusPass || out.Blocking == nil {
 		return
 	}
 	b := out.Blocking
-	var msgs []string
+	var found []string
 	for _, m := range b.Messages {
-		msgs = append(msgs, m.Render())
+		found = append(found, m.Render())
 	}
 	text := fmt.Sprintf("warning: %s returned %s at the entry of %s", b.Hook, b.Status, node)
-	if len(msgs) > 0 {
-		text += ": " + strings.Join(msgs, "; ")
+	if len(found) > 0 {
+		text += ": " + strings.Join(found, "; ")
 	}
 	text += "; entry chains do not gate (exit chains do), so the item entered " + node + " all the same"
 	step.Messages = append(step.Messages, text)
 	tx.emit("graph.entry_unmet", "warning", map[string]any{"work_item": tx.item.Ref, "node": node,
-		"hook": b.Hook, "status": string(b.Status), "messages": msgs})
-}
-
-// noteDegradations surfaces best-effort hooks that did not do their job: an
-// event each, and one warning per distinct cause, so a machine with no
-// integration reads one line rather than one per outbound hook.
-func (rt *Runtime) noteDegradations(tx *txn, step *Step, node string, out ChainOutcome) {
-	var causes []string
-	hooks := map[string][]string{}
-	for _, d := range out.Degradations() {
-		tx.emit("graph.hook_degraded", "warning", map[string]any{"work_item": tx.item.Ref, "node": node, "hook": d[0], "error": d[1]})
-		if _, seen := hooks[d[1]]; !seen {
-			causes = append(causes, d[1])
-		}
-		hooks[d[1]] = append(hooks[d[1]], d[0])
-	}
-	for _, c := range causes {
-		step.Messages = append(step.Messages, fmt.Sprintf("warning: %s did not complete: %s", strings.Join(hooks[c], ", "), c))
-	}
+		"hook": b.Hook, "status": string(b.Status), "messages": found})
 }
 
 // Advance evaluates the current node's exit chain under the item's lock and
@@ -119,164 +89,26 @@ func (rt *Runtime) Advance(id string, event *Event) (*Step, error) {
 }
 
 func (rt *Runtime) advanceLocked(tx *txn, event *Event) (*Step, error) {
-	item, st := tx.item, tx.st
-	skips := rt.DeclaredSkips(st)
-	id := st.CurrentNode
-	if id == "" {
-		id = rt.routeSkips(tx, rt.Graph.Start, skips)
+	evaluate := func(n *Node) ChainOutcome {
+		return RunChain(n.Exit, rt.actingContext(tx.item, n, Exit, tx.st, event))
 	}
-	n, err := rt.Graph.Node(id)
-	if err != nil {
-		return nil, rt.unknownCurrent(item, st)
-	}
-	out := RunChain(n.Exit, rt.actingContext(item, n, Exit, st, event))
-	step := &Step{Node: id, Status: string(out.Status), Outcome: out.Outcome(),
-		Messages: renderMessages(out.Messages()), Attempts: st.Record(id).Attempts, Terminal: n.Terminal}
-	for _, w := range out.Warnings {
-		step.Messages = append(step.Messages, "warning: "+w.Text)
-	}
-	rt.noteDegradations(tx, step, id, out)
-	root := rt.Checkout.Root()
-
-	switch out.Status {
-	case StatusWait:
-		reason := out.Render()
-		if reason == "" {
-			reason = "awaiting a human"
-		}
-		st.park(id, storedText(reason, root), rt.now())
-		tx.emit("graph.parked", "info", map[string]any{"work_item": item.Ref, "node": id})
-		return step, tx.commit()
-	case StatusBlock:
-		repeated := st.noteBlock(id, storedText(out.Render(), root))
-		rec := st.Record(id)
-		if repeated || rec.Attempts >= n.MaxAttempts {
-			tx.emit("graph.escalated", "warning", map[string]any{"work_item": item.Ref, "node": id,
-				"attempts": rec.Attempts, "repeated": repeated, "hook": out.Blocking.Hook})
-			step.Status = StatusEscalated
-			switch {
-			case repeated:
-				step.Messages = append(step.Messages, "escalated for a human to look at: the same finding was reported twice in a row; the pointer has not moved, so fix it and advance again")
-			default:
-				step.Messages = append(step.Messages, fmt.Sprintf("escalated for a human to look at: %d attempts reached maxAttempts %d; the pointer has not moved", rec.Attempts, n.MaxAttempts))
-			}
-		} else {
-			tx.emit("graph.blocked", "info", map[string]any{"work_item": item.Ref, "node": id, "hook": out.Blocking.Hook})
-		}
-		return step, tx.commit()
-	}
-
-	if rt.recordSelection(tx, out) {
-		skips = rt.DeclaredSkips(st)
-	}
-	st.exit(id, out.Outcome(), rt.now())
-	target, ok := rt.Graph.Next(id, out.Outcome())
-	if !ok {
-		if n.Terminal {
-			st.CurrentNode = id
-			tx.emit("graph.completed", "info", map[string]any{"work_item": item.Ref, "node": id})
-			return step, tx.commit()
-		}
-		msg := fmt.Sprintf("no declared edge from %s on outcome %q", id, out.Outcome())
-		st.park(id, msg, rt.now())
-		tx.emit("graph.no_edge", "warning", map[string]any{"work_item": item.Ref, "node": id, "outcome": out.Outcome()})
-		step.Status = StatusEscalated
-		step.Messages = append(step.Messages, msg)
-		return step, tx.commit()
-	}
-	target = rt.routeSkips(tx, target, skips)
-	st.enter(target, rt.now())
-	next, _ := rt.Graph.Node(target)
-	tx.emit("graph.advanced", "info", map[string]any{"work_item": item.Ref, "node": id, "to": target, "outcome": out.Outcome()})
-	if next.Actor == ActorHuman {
-		how := "new"
-		if next.Session == "inherit" {
-			how = "fresh-with-artifacts"
-			if alive, ok := st.Session["alive"].(bool); len(st.Session) > 0 && (!ok || alive) {
-				how = "inherited"
-			}
-		}
-		tx.emit("graph.gate_session", "info", map[string]any{"work_item": item.Ref, "node": target, "resolution": how})
-	}
-	if err := tx.commit(); err != nil {
-		return nil, err
-	}
-	step.To = target
-	step.Terminal = next.Terminal
-	step.Messages = append(step.Messages, "advanced to "+target)
-	rt.runEntry(tx, step, target)
-	return step, nil
+	return rt.advance(rt.machine(tx.item), tx.st, evaluate, tx.apply)
 }
 
-// recordSelection writes what a passing gate decided: a durable decision
-// (and the frozen graph, surface, goal it carries), declared skips and
-// opt-ins, each only for nodes the graph permits and the pointer has not yet
-// reached. It reports whether the skip vocabulary changed.
-func (rt *Runtime) recordSelection(tx *txn, out ChainOutcome) bool {
-	st := tx.st
-	now := Timestamp(rt.now())
-	changed := false
-	for _, r := range out.Results {
-		marker, _ := r.Data["decision"].(string)
-		if marker == "" {
-			continue
-		}
-		rec := map[string]any{"at": now}
-		if frozen, ok := r.Data["frozenGraph"]; ok && frozen != nil {
-			rec["graph"] = frozen
-			rec["via"], _ = r.Data["selectionSource"].(string)
-		}
-		if s, _ := r.Data["surface"].(string); s != "" {
-			rec["surface"] = s
-			st.Surface = s
-		}
-		if s, _ := r.Data["sessionPerPr"].(string); s != "" {
-			rec["sessionPerPr"] = s
-		}
-		if g, ok := r.Data["goal"]; ok && g != nil {
-			rec["goal"] = g
-		}
-		if _, exists := st.Decisions[marker]; !exists {
-			st.Decisions[marker] = rec
-			st.noteKey("decisions", marker)
-		}
-		changed = true
+// advance is the one advance, for a run and a dry run alike: it evaluates
+// the exit chain of the node st points at, decides the transition, and
+// hands it to apply. Only evaluate (acting, or read-only) and apply (the
+// executor, or a dry run's scratch copy) differ between the two.
+func (rt *Runtime) advance(m machine, st *State, evaluate func(*Node) ChainOutcome, apply func(*transition) (*Step, error)) (*Step, error) {
+	n, err := m.at(st)
+	if err != nil {
+		return nil, err
 	}
-	pick := func(key string, target map[string]map[string]any, admit func(*Node) bool) []string {
-		var ids []string
-		for _, r := range out.Results {
-			decls, _ := r.Data[key].(map[string]any)
-			for _, id := range slices.Sorted(maps.Keys(decls)) {
-				n, ok := rt.Graph.byID[id]
-				if !ok || !admit(n) {
-					continue
-				}
-				if rec := st.Nodes[id]; rec != nil && rec.EnteredAt != "" {
-					continue
-				}
-				decl := map[string]any{}
-				if m, ok := decls[id].(map[string]any); ok {
-					maps.Copy(decl, m)
-				}
-				decl["at"] = now
-				if _, exists := target[id]; !exists {
-					target[id] = decl
-					st.noteKey(key, id)
-					ids = append(ids, id)
-				}
-			}
-		}
-		return ids
+	tr, err := m.advance(st, evaluate(n), rt.now())
+	if err != nil {
+		return nil, err
 	}
-	if ids := pick("declaredSkips", st.Skips, func(n *Node) bool { return n.Skippable }); len(ids) > 0 {
-		tx.emit("graph.skips_declared", "info", map[string]any{"work_item": tx.item.Ref, "via": "selection", "nodes": ids})
-		changed = true
-	}
-	if ids := pick("optIns", st.OptIns, func(n *Node) bool { return n.OptIn }); len(ids) > 0 {
-		tx.emit("graph.opt_ins_selected", "info", map[string]any{"work_item": tx.item.Ref, "via": "selection", "nodes": ids})
-		changed = true
-	}
-	return changed
+	return apply(tr)
 }
 
 // Completion answers a completion claim. Its JSON keys are the original's.
@@ -321,39 +153,20 @@ func (rt *Runtime) CheckComplete(node string) error {
 }
 
 func (rt *Runtime) completeLocked(tx *txn, node, actor string, event *Event) (*Completion, error) {
-	st := tx.st
-	current := st.CurrentNode
-	if current == "" {
-		return &Completion{Node: node, Status: "refused", Reason: "not-started",
-			Messages: []string{"this work item has not entered the graph; nothing to complete (run `the-loop graph advance` first)"}}, nil
+	answer, claim, err := rt.machine(tx.item).claim(tx.st, node, actor, rt.now())
+	if answer != nil || err != nil {
+		return answer, err
 	}
-	claimed := cmp.Or(node, current)
-	if claimed != current {
-		if !rt.Graph.Has(claimed) {
-			_, err := rt.Graph.Node(claimed)
-			return nil, err
-		}
-		past := rt.Graph.Index(claimed) < rt.Graph.Index(current)
-		c := &Completion{Node: claimed, Status: "refused", CurrentNode: current, Reason: "not-current",
-			Messages: []string{fmt.Sprintf("the current node is %q", current)}}
-		if past {
-			c.Status, c.Reason = "noop", "already-past"
-			c.Messages[0] += " and the claimed node is behind it"
-		}
-		return c, nil
-	}
-	if actor == "" {
-		actor = "cli"
-	}
-	st.Completions[claimed] = map[string]any{"at": Timestamp(rt.now()), "by": actor}
-	st.noteKey("completions", claimed)
-	if err := tx.commit(); err != nil {
+	current := tx.st.CurrentNode
+	// The claim is recorded before the chain runs: a chain can take long
+	// (verify-tests), and a crash in it must not lose the claim.
+	if _, err := tx.apply(claim); err != nil {
 		return nil, err
 	}
 	step, err := rt.advanceLocked(tx, event)
 	if err != nil {
 		return nil, err
 	}
-	return &Completion{Node: claimed, Status: step.Status, Outcome: step.Outcome, Moved: st.CurrentNode != current,
-		CurrentNode: st.CurrentNode, Messages: step.Messages}, nil
+	return &Completion{Node: current, Status: step.Status, Outcome: step.Outcome, Moved: tx.st.CurrentNode != current,
+		CurrentNode: tx.st.CurrentNode, Messages: step.Messages}, nil
 }

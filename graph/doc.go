@@ -45,6 +45,16 @@
 // a crash never leaves a move without its events, and the next writer
 // removes the temporary files a killed one left.
 //
+// Every verb that moves an item is one pure transition and one executor
+// (transition.go). The transition takes the state and what the node's
+// exit chain decided, and returns the new state, the [Step] to report and
+// the effects: the events, the state write, and the entry chain of the
+// node entered (whose hooks make the outbound calls and write the
+// execution-log line). The executor applies them in that order under the
+// lock. [Runtime.Run]'s dry run makes the same transitions, from chains
+// evaluated read-only, and applies them to an in-memory copy of the state
+// only; so what it reports is, step for step, what a run does.
+//
 // To see one hook on its own, [Runtime.Trial] runs it against an item at
 // any node and boundary, whatever the item's position, with the context
 // check builds and the hooks ahead of it run first; its [TrialReport] says

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,33 +42,10 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 		actor = "(shell)"
 	}
 	err = rt.lockedItem(item, func(tx *txn) error {
-		st := tx.st
-		order, accepted, bad := rt.Graph.ExpandSkipTokens(tokens)
-		for _, t := range bad {
-			res.Rejected = append(res.Rejected, Rejection{Token: t, Why: "not a skippable node or shipped skip set; " + rt.skipVocabulary()})
-		}
-		at := Timestamp(rt.now())
-		cur := rt.Graph.Index(st.CurrentNode)
-		for _, node := range order {
-			rec := st.Nodes[node]
-			if node == st.CurrentNode || (rec != nil && rec.EnteredAt != "") || (cur >= 0 && rt.Graph.Index(node) < cur) {
-				res.Rejected = append(res.Rejected, Rejection{Token: node, Why: "already entered or behind the pointer; a skip is a plan, not an amnesty"})
-				continue
-			}
-			if _, exists := st.Skips[node]; !exists {
-				st.Skips[node] = map[string]any{"via": "cli", "token": accepted[node], "by": actor, "reason": reason, "at": at}
-				st.noteKey("skips", node)
-			}
-			res.Declared = append(res.Declared, node)
-		}
-		for _, r := range res.Rejected {
-			tx.emit("graph.skips_rejected", "warning", map[string]any{"work_item": item.Ref, "token": r.Token, "via": "cli", "why": r.Why})
-		}
-		if len(res.Declared) == 0 {
-			return nil
-		}
-		tx.emit("graph.skips_declared", "info", map[string]any{"work_item": item.Ref, "via": "cli", "actor": actor, "reason": reason, "nodes": res.Declared})
-		return tx.commit()
+		var tr *transition
+		res.Declared, res.Rejected, tr = rt.machine(item).declareSkips(tx.st, tokens, reason, actor, rt.now())
+		_, err := tx.apply(tr)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -95,14 +71,14 @@ func CheckSkips(tokens []string, reason string) error {
 }
 
 // skipVocabulary lists what may be declared skipped, for a rejection.
-func (rt *Runtime) skipVocabulary() string {
+func skipVocabulary(g *Graph) string {
 	var nodes, sets []string
-	for _, n := range rt.Graph.Nodes {
+	for _, n := range g.Nodes {
 		if n.Skippable && !n.OptIn {
 			nodes = append(nodes, n.ID)
 		}
 	}
-	for _, s := range rt.Graph.SkipSets {
+	for _, s := range g.SkipSets {
 		sets = append(sets, s.Name)
 	}
 	out := "skippable nodes: " + orNone(nodes)
@@ -140,7 +116,6 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
-	target, _ := rt.Graph.Node(to)
 	item, err := rt.WorkItem(id)
 	if err != nil {
 		return nil, err
@@ -150,37 +125,13 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 	}
 	res := &Forcing{WorkItem: item.Ref, ToNode: to, Reason: reason, Warnings: []string{}}
 	err = rt.lockedItem(item, func(tx *txn) error {
-		st := tx.st
-		from := cmp.Or(st.CurrentNode, rt.Graph.Start)
-		fromNode, err := rt.Graph.Node(from)
+		from, warnings, tr, err := rt.machine(item).force(tx.st, to, reason, actor, rt.now())
 		if err != nil {
 			return err
 		}
-		res.FromNode = from
-		onEdge := false
-		for _, e := range rt.Graph.EdgesFrom(from) {
-			onEdge = onEdge || e.To == to
-		}
-		if !onEdge {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s -> %s is not a declared edge; you are deliberately outside the model", from, to))
-		}
-		if fromNode.Required || target.Required {
-			bypassed := to
-			if fromNode.Required {
-				bypassed = from
-			}
-			res.Warnings = append(res.Warnings, fmt.Sprintf("node %q is marked required; this force bypasses a guarantee the process treats as mandatory", bypassed))
-		}
-		warnings := make([]any, len(res.Warnings))
-		for i, w := range res.Warnings {
-			warnings[i] = w
-		}
-		st.Forced = append(st.Forced, map[string]any{"from": from, "to": to, "reason": reason, "actor": actor,
-			"at": Timestamp(rt.now()), "warnings": warnings})
-		st.enter(to, rt.now())
-		st.Record(to).Forced = true
-		tx.emit("graph.forced", "warning", map[string]any{"work_item": item.Ref, "from": res.FromNode, "to": to, "actor": actor, "reason": reason})
-		return tx.commit()
+		res.FromNode, res.Warnings = from, warnings
+		_, err = tx.apply(tr)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -201,7 +152,6 @@ func (rt *Runtime) CheckForce(to, reason string) error {
 	return err
 }
 
-// RunReport is what Run did, step by step.
 // Why a run ended, besides a step's own status.
 const (
 	StoppedTerminal = "terminal"
@@ -215,6 +165,7 @@ func (r *RunReport) Fails() bool {
 	return r.Stopped != string(StatusWait) && r.Stopped != StoppedTerminal
 }
 
+// RunReport is what Run did, step by step.
 type RunReport struct {
 	WorkItem string `json:"workItem"`
 	Steps    []Step `json:"steps"`
@@ -229,90 +180,109 @@ type RunReport struct {
 
 // Run advances id until it waits, blocks, escalates or reaches a terminal
 // node, at most maxNodes times; a node evaluated three times stops the run
-// as looping. With dryRun nothing is written, called or spawned: the walk is
-// simulated on an in-memory copy of the state with read-only evaluation and
-// no entry chains, and reports where a real run would stop first.
+// as looping. Each step is an Advance under the item's lock.
+//
+// With dryRun nothing is written, called or spawned, and the report is
+// what a run would do: each step is the same transition a run makes, from
+// the same state, on what the node's exit chain decides when evaluated
+// read-only; its state write is applied to an in-memory copy, and nothing
+// else is applied. So the steps, the escalations, the selections recorded
+// on the way, the loop detection and the stop are a run's; what differs is
+// only what acting would have added: an entry chain's warnings are not in
+// the steps, and a hook that decides differently when it may not act
+// (a test command it may not spawn) is predicted as it decided.
 func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*RunReport, error) {
-	if maxNodes < 1 {
-		maxNodes = 1
-	}
 	rep := &RunReport{WorkItem: id, DryRun: dryRun, Steps: []Step{}}
 	if dryRun {
-		return rt.dryRun(id, maxNodes, rep, event)
+		if _, err := rt.dryRun(id, maxNodes, rep, event); err != nil {
+			return nil, err
+		}
+		return rep, nil
 	}
-	seen := map[string]int{}
-	for range maxNodes {
-		step, err := rt.Advance(id, event)
-		if err != nil {
-			return rep, err
-		}
-		event = nil // the inbound comments answer the first gate only
-		rep.Steps = append(rep.Steps, *step)
-		rep.At = step.Node
-		switch {
-		case step.Status == string(StatusWait) || step.Status == string(StatusBlock) || step.Status == StatusEscalated:
-			rep.Stopped = step.Status
-			return rep, nil
-		case step.To == "" && step.Terminal:
-			rep.Stopped = StoppedTerminal
-			return rep, nil
-		}
-		rep.At = step.To
-		if seen[step.Node]++; seen[step.Node] > 2 {
-			rep.Stopped = StoppedLooping
-			return rep, nil
-		}
-	}
-	rep.Stopped = StoppedMaxNodes
-	return rep, nil
+	err := walk(rep, maxNodes, event, func(event *Event) (*Step, error) { return rt.Advance(id, event) })
+	return rep, err
 }
 
-func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event) (*RunReport, error) {
+// dryRun is Run's dry run, returning the scratch copy it walked: the state
+// the run would leave, the bytes it would write and the events it would
+// append.
+func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event) (*scratch, error) {
 	files := NewFiles(rt.Checkout)
 	item, st, err := rt.load(id, files)
 	if err != nil {
 		return nil, err
 	}
-	skips := rt.DeclaredSkips(st)
-	cur := st.CurrentNode
-	if cur == "" {
-		cur = rt.skipRoute(rt.Graph.Start, skips, nil)
-	}
+	m := rt.machine(item)
+	sc := &scratch{st: st, path: m.statePath, workItem: item.ID}
+	err = walk(rep, maxNodes, event, func(event *Event) (*Step, error) {
+		evaluate := func(n *Node) ChainOutcome {
+			return RunChain(n.Exit, rt.pureContext(item, n, sc.st, files, event))
+		}
+		return rt.advance(m, sc.st, evaluate, sc.apply)
+	})
+	return sc, err
+}
+
+// walk advances with advance until a step stops the run, at most maxNodes
+// times, and records the steps in rep: the one home of a run's stopping
+// rules (wait, block, escalation, a terminal node, a loop, the bound), so
+// that a dry run stops where a run does. The inbound event answers the
+// first gate only.
+func walk(rep *RunReport, maxNodes int, event *Event, advance func(*Event) (*Step, error)) error {
 	seen := map[string]int{}
-	for range maxNodes {
-		n, err := rt.Graph.Node(cur)
+	for range max(maxNodes, 1) {
+		step, err := advance(event)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, event))
-		event = nil // the inbound comments answer the first gate only
-		step := Step{Node: cur, Status: string(out.Status), Outcome: out.Outcome(), Messages: renderMessages(out.Messages()), Terminal: n.Terminal}
-		rep.At = cur
-		if out.Status != StatusPass {
-			rep.Steps = append(rep.Steps, step)
-			rep.Stopped = string(out.Status)
-			return rep, nil
-		}
-		target, ok := rt.Graph.Next(cur, out.Outcome())
-		if !ok {
-			rep.Steps = append(rep.Steps, step)
+		event = nil
+		rep.Steps = append(rep.Steps, *step)
+		rep.At = step.Node
+		switch {
+		case step.Status == string(StatusWait) || step.Status == string(StatusBlock) || step.Status == StatusEscalated:
+			rep.Stopped = step.Status
+			return nil
+		case step.To == "" && step.Terminal:
 			rep.Stopped = StoppedTerminal
-			if !n.Terminal {
-				rep.Stopped = StatusEscalated
-				step.Messages = append(step.Messages, fmt.Sprintf("no declared edge from %s on outcome %q", cur, out.Outcome()))
-				rep.Steps[len(rep.Steps)-1] = step
-			}
-			return rep, nil
+			return nil
 		}
-		step.To = rt.skipRoute(target, skips, nil)
-		rep.Steps = append(rep.Steps, step)
-		cur = step.To
-		rep.At = cur
+		rep.At = step.To
 		if seen[step.Node]++; seen[step.Node] > 2 {
 			rep.Stopped = StoppedLooping
-			return rep, nil
+			return nil
 		}
 	}
 	rep.Stopped = StoppedMaxNodes
-	return rep, nil
+	return nil
+}
+
+// scratch is a dry run's executor. It applies a transition's state write
+// to memory, reading the state back from the bytes it would have written,
+// as the next step of a run reads the file; it keeps the events it would
+// have appended, and it runs no entry chain: nothing is written, called or
+// spawned.
+type scratch struct {
+	st             *State
+	path, workItem string
+	// written is the last state it would have written; events, what it
+	// would have appended, in order.
+	written []byte
+	events  []emission
+}
+
+func (sc *scratch) apply(tr *transition) (*Step, error) {
+	sc.st = tr.state
+	sc.events = append(sc.events, tr.effects.events...)
+	if tr.effects.write {
+		data, err := tr.state.format()
+		if err != nil {
+			return nil, fmt.Errorf("encode graph state: %w", err)
+		}
+		if sc.st, err = ParseState(sc.path, data, sc.workItem); err != nil {
+			return nil, err
+		}
+		sc.written = data
+	}
+	step := tr.step
+	return &step, nil
 }

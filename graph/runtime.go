@@ -315,22 +315,26 @@ const NotSelected = "not-selected"
 // so a declaration on a protected gate is inert), plus every opt-in node
 // nobody selected.
 func (rt *Runtime) DeclaredSkips(st *State) map[string]map[string]any {
+	return declaredSkips(rt.Graph, st)
+}
+
+func declaredSkips(g *Graph, st *State) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for id, decl := range st.Skips {
-		if n, ok := rt.Graph.byID[id]; ok && n.Skippable && !n.Required {
+		if n, ok := g.byID[id]; ok && n.Skippable && !n.Required {
 			out[id] = decl
 		}
 	}
-	for _, n := range rt.Graph.Nodes {
-		if _, declared := out[n.ID]; n.OptIn && !declared && !rt.selected(st, n.ID) {
+	for _, n := range g.Nodes {
+		if _, declared := out[n.ID]; n.OptIn && !declared && !selected(g, st, n.ID) {
 			out[n.ID] = map[string]any{"via": NotSelected}
 		}
 	}
 	return out
 }
 
-func (rt *Runtime) selected(st *State, id string) bool {
-	n, ok := rt.Graph.byID[id]
+func selected(g *Graph, st *State, id string) bool {
+	n, ok := g.byID[id]
 	if !ok || !n.OptIn {
 		return false
 	}
@@ -388,33 +392,11 @@ func SkipProvenance(decl map[string]any) string {
 	return strings.Join(parts, ", ")
 }
 
-// routeSkips walks declared-skipped nodes along their on: skipped edges,
-// recording each as skipped without running any of its hooks, and returns
-// the first node that is not skipped.
-func (rt *Runtime) routeSkips(tx *txn, id string, skips map[string]map[string]any) string {
-	return rt.skipRoute(id, skips, func(id string, decl map[string]any) {
-		now := Timestamp(rt.now())
-		rec := tx.st.Record(id)
-		if rec.EnteredAt == "" {
-			rec.EnteredAt = now
-		}
-		rec.Outcome = OutcomeSkipped
-		rec.ExitedAt = now
-		fields := map[string]any{"work_item": tx.item.Ref, "node": id}
-		for k, v := range decl {
-			if v != nil && v != "" {
-				fields[k] = v
-			}
-		}
-		tx.emit("graph.node_skipped", "info", fields)
-	})
-}
-
 // skipRoute follows on: skipped edges from id while the node is declared
 // skipped, calling pass (when not nil) for each node it goes around, and
 // returns the first node that is not skipped. The visited set makes a
 // cyclic authoring mistake land on the node rather than loop.
-func (rt *Runtime) skipRoute(id string, skips map[string]map[string]any, pass func(id string, decl map[string]any)) string {
+func (g *Graph) skipRoute(id string, skips map[string]map[string]any, pass func(id string, decl map[string]any)) string {
 	visited := map[string]bool{}
 	for {
 		decl, skipped := skips[id]
@@ -422,7 +404,7 @@ func (rt *Runtime) skipRoute(id string, skips map[string]map[string]any, pass fu
 			return id
 		}
 		visited[id] = true
-		target, ok := rt.Graph.Next(id, OutcomeSkipped)
+		target, ok := g.Next(id, OutcomeSkipped)
 		if !ok {
 			return id
 		}
@@ -434,6 +416,10 @@ func (rt *Runtime) skipRoute(id string, skips map[string]map[string]any, pass fu
 }
 
 func (rt *Runtime) unknownCurrent(item WorkItem, st *State) error {
-	return &StateError{Path: path.Join(rt.StateDir(item), StateFile),
-		Msg: fmt.Sprintf("currentNode %q is not a node of %s; its nodes are: %s", st.CurrentNode, rt.Graph.Name, strings.Join(rt.Graph.NodeIDs(), ", "))}
+	return rt.machine(item).unknownCurrent(st)
+}
+
+// statePath is item's graph-state.json, repository-relative.
+func (rt *Runtime) statePath(item WorkItem) string {
+	return path.Join(rt.StateDir(item), StateFile)
 }

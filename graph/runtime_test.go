@@ -443,3 +443,108 @@ func TestAStateThatCannotBeWrittenAfterItsEventsIsSaidInTheLog(t *testing.T) {
 		t.Errorf("events %s; want the move's event, then that its state was not written", got)
 	}
 }
+
+// orderLog is an event log that notes, for every event it appends and
+// every sync, where the state file then says the item is, in one sequence
+// shared with the hooks of a test.
+type orderLog struct {
+	co    *repo.Checkout
+	notes *[]string
+	// appending, when set, is called before an event is appended.
+	appending func(event string)
+}
+
+func (l *orderLog) pointer() string {
+	st, err := LoadState(l.co, "docs/specs/item", "item")
+	if err != nil {
+		return "unreadable"
+	}
+	return fmt.Sprintf("%q", st.CurrentNode)
+}
+
+func (l *orderLog) Emit(event, level string, fields map[string]any) error {
+	if l.appending != nil {
+		l.appending(event)
+	}
+	*l.notes = append(*l.notes, event+" appended, the state at "+l.pointer())
+	return nil
+}
+
+func (l *orderLog) Sync() error {
+	*l.notes = append(*l.notes, "synced, the state at "+l.pointer())
+	return nil
+}
+
+func TestTheExecutorAppliesATransitionsEffectsInTheirDocumentedOrder(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// block puts a directory where the state file goes once the
+		// first event is appended.
+		block bool
+		want  []string
+	}{{
+		name: "events, synced, then the state, then the entry chain; its events at the end",
+		want: []string{
+			`graph.one appended, the state at ""`,
+			`graph.two appended, the state at ""`,
+			`synced, the state at ""`,
+			`the entry chain of draft ran, the state at "draft"`,
+			`apply returned`,
+			`graph.hook_degraded appended, the state at "draft"`,
+		},
+	}, {
+		name:  "a state that cannot be written runs no entry chain",
+		block: true,
+		want: []string{
+			`graph.one appended, the state at unreadable`,
+			`graph.two appended, the state at unreadable`,
+			`synced, the state at unreadable`,
+			`graph.state_write_failed appended, the state at unreadable`,
+			`apply returned an error`,
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			rt, _ := newRuntime(t)
+			var notes []string
+			log := &orderLog{co: rt.Checkout, notes: &notes}
+			rt.Events = log
+			entry := HookFunc(func(ctx *Context) (Result, error) {
+				notes = append(notes, "the entry chain of "+ctx.Node.ID+" ran, the state at "+log.pointer())
+				return Degraded("x-entry", ErrIntegrationUnavailable), nil
+			})
+			g, err := Apply(rt.Graph, map[string]Hook{"x-entry": entry}, []Attachment{{Hook: "x-entry", Node: "draft", Boundary: Entry}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt.Graph = g
+			if c.block {
+				log.appending = func(event string) {
+					if event == "graph.one" {
+						os.MkdirAll(rt.Checkout.Abs("docs/specs/item/"+StateFile+"/in-the-way"), 0o755)
+					}
+				}
+			}
+			item, _ := rt.WorkItem("item")
+			st := NewState("item")
+			st.enter("draft", rt.now())
+			tr := &transition{state: st, step: Step{Node: "select", To: "draft"}, effects: effects{
+				events: []emission{{"graph.one", "info", nil}, {"graph.two", "info", nil}}, write: true, enter: "draft"}}
+			rt.lockedItem(item, func(tx *txn) error {
+				step, err := tx.apply(tr)
+				switch {
+				case err != nil:
+					notes = append(notes, "apply returned an error")
+				case len(step.Messages) != 1 || !strings.Contains(step.Messages[0], "x-entry did not complete"):
+					t.Errorf("step messages %q; want the entry chain's finding said", step.Messages)
+					fallthrough
+				default:
+					notes = append(notes, "apply returned")
+				}
+				return err
+			})
+			if !slices.Equal(notes, c.want) {
+				t.Errorf("order:\n  %s\nwant:\n  %s", strings.Join(notes, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}

@@ -295,3 +295,32 @@ func (s *State) noteBlock(node, msg string) bool {
 	r.LastBlock = msg
 	return repeated
 }
+
+// clone is a copy of s that a transition may change without changing s:
+// everything a transition adds to or replaces is copied, and what it only
+// reads (the unknown keys, the key order read from the file) is shared.
+// Decisions, skip and opt-in declarations are records a transition adds
+// whole and never edits, so their maps are copied one level deep.
+func (s *State) clone() *State {
+	c := *s
+	c.Nodes = make(map[string]*NodeRecord, len(s.Nodes))
+	for id, r := range s.Nodes {
+		rec := *r
+		c.Nodes[id] = &rec
+	}
+	c.Decisions = maps.Clone(s.Decisions)
+	c.Forced = slices.Clone(s.Forced)
+	c.Parked = maps.Clone(s.Parked)
+	c.Session = maps.Clone(s.Session)
+	c.Completions = maps.Clone(s.Completions)
+	c.Skips = maps.Clone(s.Skips)
+	c.OptIns = maps.Clone(s.OptIns)
+	if s.added != nil {
+		c.added = make(keyOrder, len(s.added))
+		for k, v := range s.added {
+			c.added[k] = slices.Clone(v)
+		}
+	}
+	c.normalise()
+	return &c
+}

@@ -1,10 +1,11 @@
 package graph
 
 // txn is one change to a work item made under its lock: the state read
-// under the lock, and the events the change emits. commit appends the
-// events durably before it writes the state that records them: a crash
+// under the lock, and the events the change emits. Its apply is the
+// executor of transitions (see transition.go): it appends a transition's
+// events durably before it writes the state that records them, so a crash
 // between the two leaves events the next run repeats, never an item that
-// moved without them. Events emitted after the last commit (what an entry
+// moved without them. Events emitted after the last write (what an entry
 // chain's hooks did) are appended when the change ends.
 type txn struct {
 	rt      *Runtime
@@ -13,26 +14,52 @@ type txn struct {
 	pending []emission
 }
 
-// emission is one event waiting for its commit.
+// emission is one event a transition or an entry chain emits, waiting
+// for the executor to append it.
 type emission struct {
 	event, level string
 	fields       map[string]any
 }
 
-// emit buffers an event until the next commit.
+// emit buffers an event until the next write, or the change's end.
 func (tx *txn) emit(event, level string, fields map[string]any) {
 	tx.pending = append(tx.pending, emission{event, level, fields})
 }
 
-// commit appends the buffered events, durably, then writes the state,
-// recording the loop it walks the first time. When the state cannot be
-// written after its events were, the log says so, so that its reader does
-// not take them for a move that happened.
+// apply is the executor: the one place a move of a work item touches the
+// world. It takes the transition's state as the change's own, then makes
+// the move real in the order effects documents:
+//
+//  1. the transition's events are appended to the event log and synced
+//     (Syncer), so that they are on disk before anything records the move;
+//  2. the state is written atomically (temp file, fsync, rename);
+//  3. the entry chain of the node entered runs, acting: its outbound hooks
+//     call out and log-entry writes the execution-log line. What it finds
+//     is said in the step, and its events are appended when the change
+//     ends (entry chains do not gate, so nothing they find moves the item).
+//
+// A failed state write stops there and is returned: no entry chain runs
+// for a move that was not recorded.
+func (tx *txn) apply(tr *transition) (*Step, error) {
+	tx.st = tr.state
+	tx.pending = append(tx.pending, tr.effects.events...)
+	if tr.effects.write {
+		if err := tx.commit(); err != nil {
+			return nil, err
+		}
+	}
+	step := tr.step
+	if tr.effects.enter != "" {
+		tx.rt.runEntry(tx, &step, tr.effects.enter)
+	}
+	return &step, nil
+}
+
+// commit appends the buffered events, durably, then writes the state.
+// When the state cannot be written after its events were, the log says so,
+// so that its reader does not take them for a move that happened.
 func (tx *txn) commit() error {
 	tx.flush(true)
-	if tx.st.Loop == "" {
-		tx.st.Loop = tx.rt.Graph.Name
-	}
 	err := tx.st.Save(tx.rt.Checkout, tx.rt.StateDir(tx.item))
 	if err != nil {
 		tx.rt.emit("graph.state_write_failed", "error", map[string]any{"work_item": tx.item.Ref, "error": err.Error()})
