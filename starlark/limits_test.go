@@ -285,7 +285,7 @@ func TestChargingStepsStopsAtTheBudget(t *testing.T) {
 }
 
 func TestTheRewriteKeepsPositions(t *testing.T) {
-	f, err := fileOptions().Parse("f.star", "x = [1] * 2\ny = \"%d\" % x\nz = \"a\".join([])\n", 0)
+	f, err := fileOptions().Parse("f.star", "x = [1] * 2\ny = \"%d\" % x\nz = \"a\".join([])\nw = \"a\" in f.read(\"p\")\n", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestTheRewriteKeepsPositions(t *testing.T) {
 		}
 		return true
 	})
-	want := "$mul@1:9 $mod@2:10 $attr@3:8"
+	want := "$mul@1:9 $mod@2:10 $attr@3:8 $in@4:9 $searched@4:18"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %v, want %s", got, want)
 	}

@@ -35,6 +35,9 @@ type readAhead struct {
 	queue   []*aheadFile
 	workers int
 	arenas  []*arena // idle workers' arenas, for the next to go on filling
+	// blocks is where the workers' arenas take their blocks from, and
+	// where a piece the hook is done with goes back to.
+	blocks *blockPool
 
 	// globs are the latest finished globs' matches, sorted by path, and
 	// reading the one being read ahead. Only the hook's goroutine
@@ -48,6 +51,7 @@ type aheadFile struct {
 	once sync.Once
 	// set once, by a worker or by take
 	data  []byte
+	blk   *block // the arena block data was cut from; nil if none
 	err   error
 	ahead bool // read by a worker: its bytes count in inflight
 
@@ -80,8 +84,13 @@ const (
 	keepGlobs = 4
 )
 
-func newReadAhead(t *tree, max, budget int64) *readAhead {
-	ra := &readAhead{t: t, max: max}
+// newReadAhead returns a read-ahead for one call, its workers reading
+// into blocks of pool (a pool of its own if nil).
+func newReadAhead(t *tree, max, budget int64, pool *blockPool) *readAhead {
+	if pool == nil {
+		pool = &blockPool{}
+	}
+	ra := &readAhead{t: t, max: max, blocks: pool}
 	ra.budget.Store(budget)
 	return ra
 }
@@ -117,37 +126,57 @@ func (ra *readAhead) done(g *aheadGlob) []string {
 	return rels
 }
 
-// take hands over the contents of rel, a path a finished glob listed, read
-// ahead or being read, and forgets them; ok is false for any other path,
-// or one already taken. A file no worker has started is read here. max
-// bounds this read: the call's remaining read budget may be below the
-// bound files are read ahead with. Called on the hook's goroutine only.
+// piece is a file's contents as the read-ahead hands them over. blk is
+// the arena block they were cut from, nil for a buffer of their own: a
+// caller done with the bytes, which it handed to nothing else, gives
+// them back with blk.release; one that hands them on keeps blk as it is.
+type piece struct {
+	data []byte
+	blk  *block
+}
+
+// take is takeTo reading a file no worker has started into a buffer of
+// its own.
 func (ra *readAhead) take(rel string, max int64) (data []byte, err error, ok bool) {
+	p, err, ok := ra.takeTo(rel, max, nil)
+	return p.data, err, ok
+}
+
+// takeTo hands over the contents of rel, a path a finished glob listed,
+// read ahead or being read, and forgets them; ok is false for any other
+// path, or one already taken. A file no worker has started is read here,
+// into own (plainly if nil). max bounds this read: the call's remaining
+// read budget may be below the bound files are read ahead with. Called on
+// the hook's goroutine only.
+func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err error, ok bool) {
 	g, f := ra.find(rel)
 	if f == nil || f.taken {
-		return nil, nil, false
+		return piece{}, nil, false
 	}
 	if g != ra.reading {
 		ra.read(g)
 	}
 	f.taken = true
 	read := false
-	f.once.Do(func() {
-		f.data, f.err = ra.t.co.ReadFile(f.rel, ra.max)
+	readHere := func() {
+		f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, own.allocTo())
+		f.blk = own.taken(f.err)
 		read = true
-	})
+	}
+	f.once.Do(readHere)
 	if f.dropped && !read {
-		f.data, f.err = ra.t.co.ReadFile(f.rel, ra.max)
+		readHere()
 	}
-	data, err = f.data, f.err
-	f.data = nil
+	p, err = piece{f.data, f.blk}, f.err
+	f.data, f.blk = nil, nil
 	if f.ahead && !f.dropped {
-		ra.giveBack(int64(len(data)))
+		ra.giveBack(int64(len(p.data)))
 	}
-	if err == nil && int64(len(data)) > max {
-		return nil, &repo.TooLargeError{Size: int64(len(data)), Limit: max}, true
+	if err == nil && int64(len(p.data)) > max {
+		p.blk.release()
+		return piece{}, &repo.TooLargeError{Size: int64(len(p.data)), Limit: max}, true
 	}
-	return data, err, true
+	return p, err, true
 }
 
 // find looks rel up in the globs, the latest first, and moves that glob's
@@ -189,7 +218,8 @@ func (ra *readAhead) drop(f *aheadFile) {
 	if f.ahead {
 		ra.giveBack(int64(len(f.data)))
 	}
-	f.data = nil
+	f.blk.release()
+	f.data, f.blk = nil, nil
 }
 
 // giveBack returns n bytes to the window, waking workers when it has room.
@@ -248,7 +278,7 @@ func (ra *readAhead) startWorkers() {
 		if n := len(ra.arenas); n > 0 {
 			a, ra.arenas = ra.arenas[n-1], ra.arenas[:n-1]
 		} else {
-			a = &arena{}
+			a = newArena(ra.blocks)
 		}
 		go ra.work(a)
 	}
@@ -280,7 +310,8 @@ func (ra *readAhead) work(a *arena) {
 				break
 			}
 			f.once.Do(func() {
-				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.alloc)
+				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.allocTo())
+				f.blk = a.taken(f.err)
 				f.ahead = true
 				ra.budget.Add(-int64(len(f.data)))
 				ra.inflight.Add(int64(len(f.data)))

@@ -9,14 +9,15 @@ import (
 // The names the rewritten syntax tree calls. None is a valid Starlark
 // identifier, so no module can name, shadow or call one itself.
 const (
-	nameAdd   = "$add"
-	nameMul   = "$mul"
-	nameMod   = "$mod"
-	nameCount = "$count"
-	namePlus  = "$plus"
-	nameAttr  = "$attr"
-	nameTuple = "$tuple"
-	nameIn    = "$in"
+	nameAdd      = "$add"
+	nameMul      = "$mul"
+	nameMod      = "$mod"
+	nameCount    = "$count"
+	namePlus     = "$plus"
+	nameAttr     = "$attr"
+	nameTuple    = "$tuple"
+	nameIn       = "$in"
+	nameSearched = "$searched"
 )
 
 // rewrite routes the operations that can allocate without bound through
@@ -32,6 +33,7 @@ const (
 //	(a, b)       -> $tuple(a, b)            (see nesting.go)
 //	x in y       -> $in(x, y)
 //	x not in y   -> not $in(x, y)
+//	x in f.read(a) -> $in(x, $searched(f.read)(a))   (and not in)
 //
 // An addition with a literal operand, and a % with a number on its right,
 // are left alone: they cannot grow a value by more than the literal, and
@@ -63,6 +65,23 @@ func isLiteral(e syntax.Expr) bool {
 func isNumber(e syntax.Expr) bool {
 	l, ok := e.(*syntax.Literal)
 	return ok && (l.Token == syntax.INT || l.Token == syntax.FLOAT)
+}
+
+// searched marks a read whose result only goes to $in: y, a call of an
+// attribute named read, calls $searched(its function) instead, which for
+// ctx.repo.read is a read whose bytes $in gives back once searched (see
+// searchedFile), and for any other function is that function. The
+// operands are evaluated as before: x, then f.read, then the arguments.
+func searched(y syntax.Expr) syntax.Expr {
+	c, ok := y.(*syntax.CallExpr)
+	if !ok {
+		return y
+	}
+	if d, ok := c.Fn.(*syntax.DotExpr); !ok || d.Name.Name != "read" {
+		return y
+	}
+	c.Fn = call(nameSearched, c.Lparen, c.Fn)
+	return c
 }
 
 func (r *rewriter) stmts(ss []syntax.Stmt) {
@@ -165,9 +184,9 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 				return call(nameMod, e.OpPos, e.X, e.Y)
 			}
 		case syntax.IN:
-			return call(nameIn, e.OpPos, e.X, e.Y)
+			return call(nameIn, e.OpPos, e.X, searched(e.Y))
 		case syntax.NOT_IN:
-			return &syntax.UnaryExpr{OpPos: e.OpPos, Op: syntax.NOT, X: call(nameIn, e.OpPos, e.X, e.Y)}
+			return &syntax.UnaryExpr{OpPos: e.OpPos, Op: syntax.NOT, X: call(nameIn, e.OpPos, e.X, searched(e.Y))}
 		}
 	case *syntax.CallExpr:
 		e.Fn = r.expr(e.Fn)
