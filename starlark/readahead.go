@@ -21,8 +21,11 @@ import (
 // within aheadWindow (plus at most one file per worker), and all it reads
 // within the call's read budget; a file the hook passes over, or a glob it
 // moves on from, gives its bytes back. What it read is handed over once
-// (take) and not kept. stop ends it with the call: no worker outlives the
-// call by more than the file it is reading.
+// (take) and not kept. When the hook catches up with the workers it reads
+// a run of files itself and the workers go on past it (claimRun), rather
+// than the hook waiting on each file a worker has just started. stop ends
+// it with the call: no worker outlives the call by more than the file it
+// is reading.
 type readAhead struct {
 	t   *tree
 	max int64 // per file, as the call bounds one read
@@ -55,6 +58,12 @@ type aheadFile struct {
 	err   error
 	ahead bool // read by a worker: its bytes count in inflight
 
+	// ready is set by the worker that read the file, once it has.
+	ready atomic.Bool
+	// claimed is set by the hook for a file it is about to reach and will
+	// read itself: workers pass it over (see claimRun).
+	claimed atomic.Bool
+
 	// the hook's goroutine only
 	taken   bool
 	dropped bool // passed over: once is spent, and data let go
@@ -72,13 +81,20 @@ type aheadGlob struct {
 
 const (
 	// aheadWindow bounds what the read-ahead holds that the hook has not
-	// taken yet.
-	aheadWindow = 8 << 20
+	// taken yet: a few hundred source files. All of it is memory the
+	// workers touch while the hook has not given it back (see arena),
+	// and fresh memory costs a page fault per page in a short process;
+	// a larger window only lets the workers run further ahead of a hook
+	// they already outpace.
+	aheadWindow = 1 << 20
 	// aheadBatch is how many files a worker takes from the queue at once.
 	aheadBatch = 8
 	// aheadWorkers caps the workers: past a few, readers only contend in
 	// the kernel, and each may read one file past the window.
 	aheadWorkers = 4
+	// aheadRun is how many files the hook keeps for itself when it has
+	// caught up with the workers (see claimRun).
+	aheadRun = 32
 	// keepGlobs is how many globs' matches a call remembers: a read of a
 	// path only an older glob listed is simply read, not read ahead.
 	keepGlobs = 4
@@ -153,6 +169,9 @@ func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err err
 	if f == nil || f.taken {
 		return piece{}, nil, false
 	}
+	if !f.ready.Load() {
+		ra.claimRun(g) // before any worker starts on g
+	}
 	if g != ra.reading {
 		ra.read(g)
 	}
@@ -177,6 +196,21 @@ func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err err
 		return piece{}, &repo.TooLargeError{Size: int64(len(p.data)), Limit: max}, true
 	}
 	return p, err, true
+}
+
+// claimRun is called when the hook has caught up with the workers: the
+// file it wants next is being read, or not yet started. It keeps the
+// next aheadRun files for itself, which the workers pass over, so that
+// they go on from further ahead. Otherwise a worker would start on the
+// very file the hook wants after this one, the hook would wait for it,
+// and the two would go on in step, the hook waiting for every file: a
+// wait is a sleep and a wake-up of a thread, while reading the file
+// itself costs the hook no more than it costs the worker; and while the
+// hook reads its run the workers get ahead again.
+func (ra *readAhead) claimRun(g *aheadGlob) {
+	for _, f := range g.files[g.next:min(g.next+aheadRun, len(g.files))] {
+		f.claimed.Store(true)
+	}
 }
 
 // find looks rel up in the globs, the latest first, and moves that glob's
@@ -270,9 +304,12 @@ func (ra *readAhead) canRead() bool {
 }
 
 // startWorkers starts workers while there is work for them and room in
-// the window. ra.mu is held.
+// the window: one per core besides the hook's own, which reads too (see
+// claimRun), so that no worker waits for a core the hook or another
+// worker holds; and one on a single core, where a read that waits on the
+// disk still lets the hook run meanwhile. ra.mu is held.
 func (ra *readAhead) startWorkers() {
-	for ra.workers < min(runtime.GOMAXPROCS(0), aheadWorkers, len(ra.queue)) && ra.canRead() {
+	for ra.workers < min(max(runtime.GOMAXPROCS(0)-1, 1), aheadWorkers, len(ra.queue)) && ra.canRead() {
 		ra.workers++
 		var a *arena
 		if n := len(ra.arenas); n > 0 {
@@ -309,12 +346,16 @@ func (ra *readAhead) work(a *arena) {
 				ra.mu.Unlock()
 				break
 			}
+			if f.claimed.Load() {
+				continue // the hook reads it
+			}
 			f.once.Do(func() {
 				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.allocTo())
 				f.blk = a.taken(f.err)
 				f.ahead = true
 				ra.budget.Add(-int64(len(f.data)))
 				ra.inflight.Add(int64(len(f.data)))
+				f.ready.Store(true)
 			})
 		}
 	}

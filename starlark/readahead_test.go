@@ -173,7 +173,7 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 }
 
 func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
-	const size = 256 << 10
+	const size = 16 << 10
 	c, rels := aheadTree(t, 2*aheadWindow/size, size)
 	ra := newReadAhead(c, 1<<20, 1<<30, nil)
 	globbed(ra, rels)
@@ -191,8 +191,8 @@ func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
 	if data, err, ok := ra.take(rels[1], 1<<20); !ok || err != nil || string(data) != body(1, size) {
 		t.Errorf("a file passed over: %d bytes, %v, %v", len(data), err, ok)
 	}
-	// A second glob is read ahead again.
-	globbed(ra, rels[:8])
+	// A second glob is read ahead again, past the run the hook keeps.
+	globbed(ra, rels[:2*aheadRun])
 	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
 	}
@@ -357,5 +357,31 @@ func TestReadAheadRecyclesOnlyWhatIsGivenBack(t *testing.T) {
 	}
 	if fresh := len(rels) * size / arenaBlock; len(blocks) > fresh*3/4 {
 		t.Errorf("%d files of %d KiB were read into %d blocks; %d fresh ones hold them", len(rels), size>>10, len(blocks), fresh)
+	}
+}
+
+func TestReadAheadLeavesTheHookTheRunItCaughtUpWith(t *testing.T) {
+	c, rels := aheadTree(t, 4*aheadRun, 100)
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
+	globbed(ra, rels)
+	// The first read of a glob finds nothing read: the hook reads it and
+	// the next aheadRun files itself, and the workers start after them.
+	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+		t.Fatal(err, ok)
+	}
+	settle(t, ra)
+	files := ra.globs[0].files
+	for _, f := range files[1 : 1+aheadRun] {
+		if f.ahead {
+			t.Fatalf("%s, in the hook's run, was read ahead", f.rel)
+		}
+	}
+	if !files[1+aheadRun].ahead {
+		t.Errorf("%s, past the hook's run, was not read ahead", files[1+aheadRun].rel)
+	}
+	for i, rel := range rels[1:] {
+		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, 100) {
+			t.Fatalf("take %s: %q, %v, %v", rel, data, err, ok)
+		}
 	}
 }
