@@ -307,6 +307,31 @@ func TestTheRewriteKeepsPositions(t *testing.T) {
 	}
 }
 
+func TestTheRewriteLeavesASmallProductOfIntegerLiterals(t *testing.T) {
+	for src, want := range map[string]bool{
+		"1024 * 1024":                  false,
+		"3037000499 * 3037000499":      true, // 32 + 32 bits: guardIntMul looks
+		"4611686018427387904 * 2":      true,
+		"1024 * n":                     true,
+		"1024 * 1.5":                   true,
+		"2 * \"ab\"":                   true,
+		"1048576 * 1024 * 1024 * 1024": true, // the outer operand is not a literal
+	} {
+		f, err := fileOptions().Parse("f.star", "x = "+src+"\n", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rewrite(f); err != nil {
+			t.Fatal(err)
+		}
+		rhs := f.Stmts[0].(*syntax.AssignStmt).RHS
+		_, called := rhs.(*syntax.CallExpr)
+		if called != want {
+			t.Errorf("%s: rewritten to a call %v, want %v", src, called, want)
+		}
+	}
+}
+
 func TestPercentAssignOnAnElementIsRefusedAtLoad(t *testing.T) {
 	root := writeTree(t, map[string]string{hooksFile: "def f(d):\n    d[\"k\"] %= 1\n" + registersOne})
 	ce := mustFailLoad(t, Options{Repo: root}, declared)

@@ -113,9 +113,12 @@ func newReadAhead(t *tree, max, budget int64, pool *blockPool) *readAhead {
 
 // add collects matches as the walk finds them. Safe for concurrent use.
 func (g *aheadGlob) add(rels []string) {
+	// One allocation per directory, not per file.
+	all := make([]aheadFile, len(rels))
 	files := make([]*aheadFile, len(rels))
 	for i, rel := range rels {
-		files[i] = &aheadFile{rel: rel}
+		all[i].rel = rel
+		files[i] = &all[i]
 	}
 	g.mu.Lock()
 	g.files = append(g.files, files...)

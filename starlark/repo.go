@@ -116,6 +116,9 @@ type repoValue struct {
 	// searchRead is read for a call whose result is only searched: what
 	// $searched returns in place of read (see searchedFile).
 	searchRead *sl.Builtin
+	// searched is what searchRead returns, the one file between a read
+	// and its search: $in takes it before the hook can read again.
+	searched searchedFile
 }
 
 type sizedFile struct {
@@ -203,7 +206,9 @@ func (r *repoValue) readSearched(thread *sl.Thread, b *sl.Builtin, args sl.Tuple
 	if err != nil {
 		return nil, err
 	}
-	return &searchedFile{piece: p}, nil
+	r.searched.giveBack() // only if $in never got it, which cannot happen
+	r.searched = searchedFile{piece: p}
+	return &r.searched, nil
 }
 
 // searchedFile is what ctx.repo.read returns where its result is only
@@ -355,17 +360,25 @@ func (r *repoValue) sizeAhead(b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (
 	}
 	r.takeSized("")
 	p, err, ok := r.ahead.takeTo(string(rel), r.ahead.max, r.own)
-	var tooLarge *repo.TooLargeError
 	switch {
 	case !ok:
 		return 0, false
 	case err == nil:
 		r.sized = sizedFile{rel: string(rel), piece: p}
 		return int64(len(p.data)), true
-	case errors.As(err, &tooLarge):
+	}
+	return tooLargeSize(err) // else the stat says what is wrong, as for any path
+}
+
+// tooLargeSize is the size a *repo.TooLargeError reports. Apart from
+// sizeAhead, which calls it for every file, so that the error target does
+// not escape to the heap on every call.
+func tooLargeSize(err error) (int64, bool) {
+	var tooLarge *repo.TooLargeError
+	if errors.As(err, &tooLarge) {
 		return tooLarge.Size, true
 	}
-	return 0, false // the stat says what is wrong, as for any path
+	return 0, false
 }
 
 // statArg describes what the path argument of exists or size names: its

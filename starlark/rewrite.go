@@ -1,6 +1,7 @@
 package starlark
 
 import (
+	"math/bits"
 	"strconv"
 
 	"go.starlark.net/syntax"
@@ -24,7 +25,7 @@ const (
 // the guards in guards.go, before the file is resolved and compiled:
 //
 //	x + y        -> $add(x, y)
-//	x * y        -> $mul(x, y)
+//	x * y        -> $mul(x, y)               (but not 1024 * 1024)
 //	x % y        -> $mod(x, y)
 //	x *= y       -> x *= $count(y)
 //	x += y       -> x += $plus(y)
@@ -65,6 +66,27 @@ func isLiteral(e syntax.Expr) bool {
 func isNumber(e syntax.Expr) bool {
 	l, ok := e.(*syntax.Literal)
 	return ok && (l.Token == syntax.INT || l.Token == syntax.FLOAT)
+}
+
+// smallProduct reports whether x * y multiplies two integer literals
+// whose product fits in 63 bits, which $mul would let through unchecked
+// (guardIntMul): a rule's 1024 * 1024 in a loop is then one instruction,
+// not a call.
+func smallProduct(x, y syntax.Expr) bool {
+	bitsOf := func(e syntax.Expr) (int, bool) {
+		l, ok := e.(*syntax.Literal)
+		if !ok || l.Token != syntax.INT {
+			return 0, false
+		}
+		n, ok := l.Value.(int64)
+		if !ok || n < 0 {
+			return 0, false
+		}
+		return bits.Len64(uint64(n)), true
+	}
+	bx, okx := bitsOf(x)
+	by, oky := bitsOf(y)
+	return okx && oky && bx+by < 63
 }
 
 // searched marks a read whose result only goes to $in: y, a call of an
@@ -178,7 +200,9 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 				return call(nameAdd, e.OpPos, e.X, e.Y)
 			}
 		case syntax.STAR:
-			return call(nameMul, e.OpPos, e.X, e.Y)
+			if !smallProduct(e.X, e.Y) {
+				return call(nameMul, e.OpPos, e.X, e.Y)
+			}
 		case syntax.PERCENT:
 			if !isNumber(e.Y) {
 				return call(nameMod, e.OpPos, e.X, e.Y)
