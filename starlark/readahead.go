@@ -81,12 +81,12 @@ type aheadGlob struct {
 
 const (
 	// aheadWindow bounds what the read-ahead holds that the hook has not
-	// taken yet: a few hundred source files. All of it is memory the
-	// workers touch while the hook has not given it back (see arena),
-	// and fresh memory costs a page fault per page in a short process;
-	// a larger window only lets the workers run further ahead of a hook
-	// they already outpace.
-	aheadWindow = 1 << 20
+	// taken yet: a hundred source files or so. All of it is memory the
+	// workers fill before the hook gives it back (see arena), and in a
+	// short process fresh memory costs a page fault per page; reading
+	// further ahead gains nothing once the file the hook wants next is
+	// always read.
+	aheadWindow = 512 << 10
 	// aheadBatch is how many files a worker takes from the queue at once.
 	aheadBatch = 8
 	// aheadWorkers caps the workers: past a few, readers only contend in
@@ -172,7 +172,7 @@ func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err err
 	if f == nil || f.taken {
 		return piece{}, nil, false
 	}
-	if !f.ready.Load() {
+	if !f.ready.Load() && !f.claimed.Load() {
 		ra.claimRun(g) // before any worker starts on g
 	}
 	if g != ra.reading {
@@ -202,8 +202,9 @@ func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err err
 }
 
 // claimRun is called when the hook has caught up with the workers: the
-// file it wants next is being read, or not yet started. It keeps the
-// next aheadRun files for itself, which the workers pass over, so that
+// file it wants next is being read, or not yet started, and not one of
+// a run it has claimed already. It keeps the next aheadRun files for
+// itself, which the workers pass over, so that
 // they go on from further ahead. Otherwise a worker would start on the
 // very file the hook wants after this one, the hook would wait for it,
 // and the two would go on in step, the hook waiting for every file: a

@@ -99,9 +99,11 @@ func (t *tree) stat(rel string) (fs.FileInfo, bool, error) {
 // repoValue is ctx.repo: read, exists and glob over the repository, for one
 // hook call.
 type repoValue struct {
-	t     *tree
-	st    *callState
-	attrs map[string]*sl.Builtin
+	t  *tree
+	st *callState
+	// fns are its attributes, looked up by a switch: a rule over a tree
+	// names ctx.repo.read and .size once per file.
+	fns struct{ read, exists, glob, size *sl.Builtin }
 	// ahead reads this call's globs ahead; nil when the evaluation may
 	// write, and its files must be read when asked for, not before.
 	ahead *readAhead
@@ -151,12 +153,10 @@ func newRepoValue(t *tree, readOnly bool, st *callState) *repoValue {
 		// goroutine while an abandoned call still runs.
 		r.ahead = newReadAhead(t, st.limits.ReadBytes, st.limits.ReadTotal, pool)
 	}
-	r.attrs = map[string]*sl.Builtin{
-		"read":   sl.NewBuiltin("repo.read", r.read),
-		"exists": sl.NewBuiltin("repo.exists", r.exists),
-		"glob":   sl.NewBuiltin("repo.glob", r.glob),
-		"size":   sl.NewBuiltin("repo.size", r.size),
-	}
+	r.fns.read = sl.NewBuiltin("repo.read", r.read)
+	r.fns.exists = sl.NewBuiltin("repo.exists", r.exists)
+	r.fns.glob = sl.NewBuiltin("repo.glob", r.glob)
+	r.fns.size = sl.NewBuiltin("repo.size", r.size)
 	r.searchRead = sl.NewBuiltin("repo.read", r.readSearched)
 	st.repo = r
 	return r
@@ -169,8 +169,15 @@ func (r *repoValue) Truth() sl.Bool        { return sl.True }
 func (r *repoValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: repo") }
 func (r *repoValue) AttrNames() []string   { return []string{"exists", "glob", "read", "size"} }
 func (r *repoValue) Attr(name string) (sl.Value, error) {
-	if b, ok := r.attrs[name]; ok {
-		return b, nil
+	switch name {
+	case "read":
+		return r.fns.read, nil
+	case "exists":
+		return r.fns.exists, nil
+	case "glob":
+		return r.fns.glob, nil
+	case "size":
+		return r.fns.size, nil
 	}
 	return nil, nil
 }
@@ -263,7 +270,7 @@ func searchedBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []s
 		return nil, err
 	}
 	if st, _ := thread.Local(stateKey).(*callState); st != nil && st.repo != nil {
-		if fn, ok := args[0].(*sl.Builtin); ok && fn == st.repo.attrs["read"] {
+		if fn, ok := args[0].(*sl.Builtin); ok && fn == st.repo.fns.read {
 			return st.repo.searchRead, nil
 		}
 	}
@@ -412,10 +419,10 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	}
 	found, done := r.readAheadOf()
 	walk := globWalk{
-		budget:   r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
-		stopped:  func() bool { return r.st.trippedLimit() != limitNone },
-		found:    found,
-		unsorted: done != nil,
+		budget:    r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
+		stopped:   func() bool { return r.st.trippedLimit() != limitNone },
+		found:     found,
+		foundOnly: done != nil,
 	}
 	paths, seen, err := r.t.glob(pattern, walk)
 	// Every entry visited is a step, whether or not the walk finished.
@@ -429,7 +436,7 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	if done != nil {
-		paths = done() // the same paths, sorted
+		paths = done() // what the walk gave found, sorted
 	}
 	if err := r.st.allow(uint64(len(paths))*(sizePiece+64), what); err != nil {
 		return nil, err
