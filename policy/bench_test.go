@@ -11,6 +11,7 @@ import (
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/internal/benchcpu"
 )
 
 // writeBenchRepo writes an adopted repository with n work items spread over
@@ -170,7 +171,8 @@ func TestWriteLicenceRepo(t *testing.T) {
 func BenchmarkLicenceHeader10k(b *testing.B) {
 	root := b.TempDir()
 	writeLicenceRepo(b, root, 10_000)
-	b.ResetTimer()
+	b.ReportAllocs()
+	stop := benchcpu.Start(b)
 	for b.Loop() {
 		e, err := Open(Options{Repo: root, Events: discard{}})
 		if err != nil {
@@ -181,6 +183,7 @@ func BenchmarkLicenceHeader10k(b *testing.B) {
 			b.Fatal(err, "the missing headers were not found")
 		}
 	}
+	stop()
 }
 
 // writeChangedRepo writes the n-item benchmark repository as a git

@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,7 +61,7 @@ func (b *beneath) close() {
 func (b *beneath) open(rel string, flags int) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath}
 	for {
-		fd, err := unix.Openat2(b.fd, rel, &how)
+		fd, err := openat2(b.fd, rel, &how)
 		runtime.KeepAlive(b.f)
 		switch {
 		case err == nil:
@@ -75,6 +77,27 @@ func (b *beneath) open(rel string, flags int) (int, error) {
 	}
 }
 
+// openat2 is unix.Openat2 without its allocation: the path goes to the
+// kernel from a buffer on the stack, not a copy made on the heap, when it
+// is short, as a repository path almost always is. A check opens every
+// file of a tree this way.
+func openat2(dirfd int, rel string, how *unix.OpenHow) (int, error) {
+	var buf [256]byte
+	if len(rel) >= len(buf) {
+		return unix.Openat2(dirfd, rel, how)
+	}
+	if strings.IndexByte(rel, 0) >= 0 {
+		return -1, unix.EINVAL // as unix.BytePtrFromString says
+	}
+	copy(buf[:], rel) // and a NUL after it: buf is zeroed
+	r, _, errno := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])),
+		uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(r), nil
+}
+
 // openLock opens (creating) the lock file rel without following a final
 // link.
 func (b *beneath) openLock(rel string) (*os.File, error) {
@@ -86,7 +109,7 @@ func (b *beneath) openLock(rel string) (*os.File, error) {
 func (b *beneath) openFinal(rel string, flags int, mode uint64) (*os.File, error) {
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_NOFOLLOW | unix.O_CLOEXEC), Mode: mode, Resolve: resolveBeneath}
 	for {
-		fd, err := unix.Openat2(b.fd, rel, &how)
+		fd, err := openat2(b.fd, rel, &how)
 		runtime.KeepAlive(b.f)
 		switch {
 		case err == nil:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/benchcpu"
 )
 
 // generatedModule is a module of n lines or a little more: rules that
@@ -151,6 +152,7 @@ func BenchmarkLicenceRule10k(b *testing.B) {
 	}
 	h, root := licenceHook(b, files)
 	b.ReportAllocs()
+	stop := benchcpu.Start(b)
 	for b.Loop() {
 		c := gctx(root)
 		c.Files = graph.NewFiles(c.Checkout)
@@ -159,4 +161,5 @@ func BenchmarkLicenceRule10k(b *testing.B) {
 			b.Fatal(r.Status, len(r.Messages), err)
 		}
 	}
+	stop()
 }

@@ -42,6 +42,9 @@ func (c *ctxValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable typ
 func (c *ctxValue) AttrNames() []string   { return ctxAttrs }
 
 func (c *ctxValue) Attr(name string) (sl.Value, error) {
+	if name == "repo" {
+		return c.repo, nil // without the map: a rule over a tree names it per file
+	}
 	if v, ok := c.cache[name]; ok {
 		return v, nil
 	}

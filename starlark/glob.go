@@ -34,12 +34,61 @@ const maxGlobSegments = 63
 type globPattern struct {
 	segs   []string
 	double []bool // segs[i] == "**"
+	// quick is how segs[i] matches a name when it can without path.Match,
+	// which a walk calls for every entry it visits: most segments are a
+	// name, "*", "*.ext" or "prefix*".
+	quick []segMatch
 	// prefix is the literal leading directories, where the walk starts.
 	prefix string
 	start  globStates
 }
 
 type globStates uint64
+
+// segMatch is a segment that needs no path.Match: the name must equal,
+// end with or start with lit (any name, for "*"). A segment with any other
+// wildcard, a character class or an escape is kind matchFull.
+type segMatch struct {
+	kind segKind
+	lit  string
+}
+
+type segKind uint8
+
+const (
+	matchFull segKind = iota
+	matchExact
+	matchSuffix // "*lit"
+	matchPrefix // "lit*"
+)
+
+func quickMatch(seg string) segMatch {
+	const meta = `*?[\`
+	switch {
+	case !strings.ContainsAny(seg, meta):
+		return segMatch{matchExact, seg}
+	case seg[0] == '*' && !strings.ContainsAny(seg[1:], meta):
+		return segMatch{matchSuffix, seg[1:]}
+	case seg[len(seg)-1] == '*' && !strings.ContainsAny(seg[:len(seg)-1], meta):
+		return segMatch{matchPrefix, seg[:len(seg)-1]}
+	}
+	return segMatch{}
+}
+
+// matchSeg reports whether name, one entry of a directory, matches
+// segs[i] as path.Match would.
+func (p *globPattern) matchSeg(i int, name string) bool {
+	switch q := p.quick[i]; q.kind {
+	case matchExact:
+		return name == q.lit
+	case matchSuffix:
+		return strings.HasSuffix(name, q.lit) && !strings.Contains(name, "/")
+	case matchPrefix:
+		return strings.HasPrefix(name, q.lit) && !strings.Contains(name[len(q.lit):], "/")
+	}
+	ok, _ := path.Match(p.segs[i], name)
+	return ok
+}
 
 func parseGlob(pattern, what string) (*globPattern, error) {
 	if pattern == "" {
@@ -60,13 +109,14 @@ func parseGlob(pattern, what string) (*globPattern, error) {
 	if len(segs) > maxGlobSegments {
 		return nil, fmt.Errorf("pattern %q has more than %d segments", pattern, maxGlobSegments)
 	}
-	p := &globPattern{segs: segs, double: make([]bool, len(segs))}
+	p := &globPattern{segs: segs, double: make([]bool, len(segs)), quick: make([]segMatch, len(segs))}
 	literal := 0
 	for i, s := range segs {
 		if _, err := path.Match(s, ""); err != nil {
 			return nil, fmt.Errorf("pattern %q: %w (an unclosed [ or a \\ at the end of a segment?)", pattern, err)
 		}
 		p.double[i] = s == "**"
+		p.quick[i] = quickMatch(s)
 		if literal == i && !p.double[i] && !strings.ContainsAny(s, `*?[\`) {
 			literal++
 		}
@@ -96,7 +146,7 @@ func (p *globPattern) step(s globStates, name string) globStates {
 		i := bits.TrailingZeros64(uint64(rest))
 		if p.double[i] {
 			next |= 1 << i
-		} else if ok, _ := path.Match(p.segs[i], name); ok {
+		} else if p.matchSeg(i, name) {
 			next |= 1 << (i + 1)
 		}
 	}
@@ -128,16 +178,16 @@ type globWalk struct {
 	// found, when set, is called with each directory's matches as soon as
 	// they are known, possibly from several goroutines at once.
 	found func(rels []string)
-	// unsorted leaves the result in the walk's order, for a caller that
-	// sorts what found was given instead: sorting ten thousand paths
-	// takes milliseconds, and a hook waits for them.
-	unsorted bool
+	// foundOnly returns no paths, for a caller that has them all from
+	// found, and sorts them itself: collecting and sorting ten thousand
+	// paths twice takes milliseconds, and a hook waits for them.
+	foundOnly bool
 }
 
 var errGlobStopped = errors.New("stopped")
 
 // glob walks the part of the tree under the pattern's literal prefix and
-// returns the regular files matching it, sorted unless opt.unsorted, and
+// returns the regular files matching it, sorted (none if opt.foundOnly), and
 // the number of entries it visited. Directories named .git are not entered
 // and symbolic links are neither followed nor listed. Directories are read
 // on every core.
@@ -174,9 +224,7 @@ func (t *tree) glob(pattern string, opt globWalk) (paths []string, seen uint64, 
 	if w.err != nil {
 		return nil, w.seen, w.err
 	}
-	if !opt.unsorted {
-		slices.Sort(w.out)
-	}
+	slices.Sort(w.out)
 	return w.out, w.seen, nil
 }
 
@@ -203,13 +251,22 @@ type walkDir struct {
 }
 
 func (w *walker) work() {
+	var b walkBuffers
 	for {
 		d, ok := w.next()
 		if !ok {
 			return
 		}
-		w.read(d)
+		w.read(d, &b)
 	}
+}
+
+// walkBuffers are one walking goroutine's, used again for each directory
+// it reads: what a directory yields is copied on (into the walk's queue
+// and result, and by found), so its lists are scratch.
+type walkBuffers struct {
+	subdirs []walkDir
+	matched []string
 }
 
 // next returns a directory to read, waiting while others are being read
@@ -232,9 +289,9 @@ func (w *walker) next() (walkDir, bool) {
 // found), its subdirectories that may hold matches join the queue. A
 // directory that cannot be listed fails the glob: a rule that silently
 // skipped part of the tree would pass without having looked.
-func (w *walker) read(d walkDir) {
-	var subdirs []walkDir
-	var matched []string
+func (w *walker) read(d walkDir, b *walkBuffers) {
+	subdirs, matched := b.subdirs[:0], b.matched[:0]
+	defer func() { b.subdirs, b.matched = subdirs, matched }()
 	n, err := listDirectory(w.t.co, d.rel, func(name string, kind repo.Kind) {
 		switch kind {
 		case repo.KindDir:
@@ -276,7 +333,9 @@ func (w *walker) read(d walkDir) {
 		w.cond.Broadcast()
 		return
 	}
-	w.out = append(w.out, matched...)
+	if !w.opt.foundOnly {
+		w.out = append(w.out, matched...)
+	}
 	w.dirs = append(w.dirs, subdirs...)
 	w.pending += len(subdirs)
 	if w.pending == 0 {

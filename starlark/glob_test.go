@@ -259,6 +259,11 @@ func FuzzGlobMatch(f *testing.F) {
 	f.Add("**/**/x", "x")
 	f.Add("a/*/c", "a/b/c")
 	f.Add("**", "a/b")
+	// Segments matched without path.Match: a name, "*.ext", "prefix*".
+	f.Add("src/*.go", "src/.go")
+	f.Add("docs/spec*/tasks.md", "docs/spec-1/tasks.md")
+	f.Add("*", "a")
+	f.Add("a\\*b/*", "a*b/c")
 	f.Fuzz(func(t *testing.T, pattern, name string) {
 		p, err := parseGlob(pattern, "the repository")
 		if err != nil || name == "" || len(name) > 200 || strings.Count(pattern, "/") > 12 {

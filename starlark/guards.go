@@ -145,13 +145,17 @@ func internalArgs(name string, args sl.Tuple, kwargs []sl.Tuple, n int) error {
 
 // inBuiltin is $in, which x in y is rewritten to (and x not in y to not
 // $in(x, y)): a search through a string or a sequence is one step of the
-// interpreter's however long it is, so it is charged for its length.
+// interpreter's however long it is, so it is charged for its length. y is
+// a *searchedFile where it is a read's result (see searched in rewrite.go).
 func inBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	if err := internalArgs("in", args, kwargs, 2); err != nil {
 		return nil, err
 	}
 	var cost uint64
 	switch y := args[1].(type) {
+	case *searchedFile:
+		defer y.giveBack() // searched or not
+		cost = scanCost(len(y.data))
 	case sl.String:
 		cost = scanCost(len(y))
 	case sl.Bytes:
@@ -167,6 +171,10 @@ func inBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 		if err := st.charge(thread, cost, "in"); err != nil {
 			return nil, err
 		}
+	}
+	if f, ok := args[1].(*searchedFile); ok {
+		found, err := f.has(args[0])
+		return sl.Bool(found), err
 	}
 	return sl.Binary(syntax.IN, args[0], args[1])
 }

@@ -61,6 +61,8 @@ type callState struct {
 
 	// read accounting for ctx.repo; touched only by the thread's goroutine.
 	readTotal int64
+	// repo is the call's ctx.repo; nil for a module's top level.
+	repo *repoValue
 	// registrar is set while a declared module's top level runs.
 	registrar *registrar
 	// allocated is what the whole process allocated while the execution

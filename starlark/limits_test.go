@@ -285,7 +285,7 @@ func TestChargingStepsStopsAtTheBudget(t *testing.T) {
 }
 
 func TestTheRewriteKeepsPositions(t *testing.T) {
-	f, err := fileOptions().Parse("f.star", "x = [1] * 2\ny = \"%d\" % x\nz = \"a\".join([])\n", 0)
+	f, err := fileOptions().Parse("f.star", "x = [1] * 2\ny = \"%d\" % x\nz = \"a\".join([])\nw = \"a\" in f.read(\"p\")\n", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +301,34 @@ func TestTheRewriteKeepsPositions(t *testing.T) {
 		}
 		return true
 	})
-	want := "$mul@1:9 $mod@2:10 $attr@3:8"
+	want := "$mul@1:9 $mod@2:10 $attr@3:8 $in@4:9 $searched@4:18"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %v, want %s", got, want)
+	}
+}
+
+func TestTheRewriteLeavesASmallProductOfIntegerLiterals(t *testing.T) {
+	for src, want := range map[string]bool{
+		"1024 * 1024":                  false,
+		"3037000499 * 3037000499":      true, // 32 + 32 bits: guardIntMul looks
+		"4611686018427387904 * 2":      true,
+		"1024 * n":                     true,
+		"1024 * 1.5":                   true,
+		"2 * \"ab\"":                   true,
+		"1048576 * 1024 * 1024 * 1024": true, // the outer operand is not a literal
+	} {
+		f, err := fileOptions().Parse("f.star", "x = "+src+"\n", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rewrite(f); err != nil {
+			t.Fatal(err)
+		}
+		rhs := f.Stmts[0].(*syntax.AssignStmt).RHS
+		_, called := rhs.(*syntax.CallExpr)
+		if called != want {
+			t.Errorf("%s: rewritten to a call %v, want %v", src, called, want)
+		}
 	}
 }
 

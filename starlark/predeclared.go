@@ -37,14 +37,15 @@ func predeclared() sl.StringDict {
 			return s, checkNested(thread, s, "struct")
 		}),
 
-		nameAdd:   sl.NewBuiltin("+", addBuiltin),
-		nameMul:   sl.NewBuiltin("*", mulBuiltin),
-		nameMod:   sl.NewBuiltin("%", modBuiltin),
-		nameCount: sl.NewBuiltin("*=", countBuiltin),
-		namePlus:  sl.NewBuiltin("+=", plusBuiltin),
-		nameAttr:  sl.NewBuiltin(".", attrBuiltin),
-		nameTuple: sl.NewBuiltin("tuple", tupleBuiltin),
-		nameIn:    sl.NewBuiltin("in", inBuiltin),
+		nameAdd:      sl.NewBuiltin("+", addBuiltin),
+		nameMul:      sl.NewBuiltin("*", mulBuiltin),
+		nameMod:      sl.NewBuiltin("%", modBuiltin),
+		nameCount:    sl.NewBuiltin("*=", countBuiltin),
+		namePlus:     sl.NewBuiltin("+=", plusBuiltin),
+		nameAttr:     sl.NewBuiltin(".", attrBuiltin),
+		nameTuple:    sl.NewBuiltin("tuple", tupleBuiltin),
+		nameIn:       sl.NewBuiltin("in", inBuiltin),
+		nameSearched: sl.NewBuiltin("searched", searchedBuiltin),
 	}
 	for name, v := range api {
 		env[name] = v

@@ -21,8 +21,11 @@ import (
 // within aheadWindow (plus at most one file per worker), and all it reads
 // within the call's read budget; a file the hook passes over, or a glob it
 // moves on from, gives its bytes back. What it read is handed over once
-// (take) and not kept. stop ends it with the call: no worker outlives the
-// call by more than the file it is reading.
+// (take) and not kept. When the hook catches up with the workers it reads
+// a run of files itself and the workers go on past it (claimRun), rather
+// than the hook waiting on each file a worker has just started. stop ends
+// it with the call: no worker outlives the call by more than the file it
+// is reading.
 type readAhead struct {
 	t   *tree
 	max int64 // per file, as the call bounds one read
@@ -35,6 +38,9 @@ type readAhead struct {
 	queue   []*aheadFile
 	workers int
 	arenas  []*arena // idle workers' arenas, for the next to go on filling
+	// blocks is where the workers' arenas take their blocks from, and
+	// where a piece the hook is done with goes back to.
+	blocks *blockPool
 
 	// globs are the latest finished globs' matches, sorted by path, and
 	// reading the one being read ahead. Only the hook's goroutine
@@ -48,8 +54,15 @@ type aheadFile struct {
 	once sync.Once
 	// set once, by a worker or by take
 	data  []byte
+	blk   *block // the arena block data was cut from; nil if none
 	err   error
 	ahead bool // read by a worker: its bytes count in inflight
+
+	// ready is set by the worker that read the file, once it has.
+	ready atomic.Bool
+	// claimed is set by the hook for a file it is about to reach and will
+	// read itself: workers pass it over (see claimRun).
+	claimed atomic.Bool
 
 	// the hook's goroutine only
 	taken   bool
@@ -68,29 +81,44 @@ type aheadGlob struct {
 
 const (
 	// aheadWindow bounds what the read-ahead holds that the hook has not
-	// taken yet.
-	aheadWindow = 8 << 20
+	// taken yet: a hundred source files or so. All of it is memory the
+	// workers fill before the hook gives it back (see arena), and in a
+	// short process fresh memory costs a page fault per page; reading
+	// further ahead gains nothing once the file the hook wants next is
+	// always read.
+	aheadWindow = 512 << 10
 	// aheadBatch is how many files a worker takes from the queue at once.
 	aheadBatch = 8
 	// aheadWorkers caps the workers: past a few, readers only contend in
 	// the kernel, and each may read one file past the window.
 	aheadWorkers = 4
+	// aheadRun is how many files the hook keeps for itself when it has
+	// caught up with the workers (see claimRun).
+	aheadRun = 32
 	// keepGlobs is how many globs' matches a call remembers: a read of a
 	// path only an older glob listed is simply read, not read ahead.
 	keepGlobs = 4
 )
 
-func newReadAhead(t *tree, max, budget int64) *readAhead {
-	ra := &readAhead{t: t, max: max}
+// newReadAhead returns a read-ahead for one call, its workers reading
+// into blocks of pool (a pool of its own if nil).
+func newReadAhead(t *tree, max, budget int64, pool *blockPool) *readAhead {
+	if pool == nil {
+		pool = &blockPool{}
+	}
+	ra := &readAhead{t: t, max: max, blocks: pool}
 	ra.budget.Store(budget)
 	return ra
 }
 
 // add collects matches as the walk finds them. Safe for concurrent use.
 func (g *aheadGlob) add(rels []string) {
+	// One allocation per directory, not per file.
+	all := make([]aheadFile, len(rels))
 	files := make([]*aheadFile, len(rels))
 	for i, rel := range rels {
-		files[i] = &aheadFile{rel: rel}
+		all[i].rel = rel
+		files[i] = &all[i]
 	}
 	g.mu.Lock()
 	g.files = append(g.files, files...)
@@ -117,37 +145,76 @@ func (ra *readAhead) done(g *aheadGlob) []string {
 	return rels
 }
 
-// take hands over the contents of rel, a path a finished glob listed, read
-// ahead or being read, and forgets them; ok is false for any other path,
-// or one already taken. A file no worker has started is read here. max
-// bounds this read: the call's remaining read budget may be below the
-// bound files are read ahead with. Called on the hook's goroutine only.
+// piece is a file's contents as the read-ahead hands them over. blk is
+// the arena block they were cut from, nil for a buffer of their own: a
+// caller done with the bytes, which it handed to nothing else, gives
+// them back with blk.release; one that hands them on keeps blk as it is.
+type piece struct {
+	data []byte
+	blk  *block
+}
+
+// take is takeTo reading a file no worker has started into a buffer of
+// its own.
 func (ra *readAhead) take(rel string, max int64) (data []byte, err error, ok bool) {
+	p, err, ok := ra.takeTo(rel, max, nil)
+	return p.data, err, ok
+}
+
+// takeTo hands over the contents of rel, a path a finished glob listed,
+// read ahead or being read, and forgets them; ok is false for any other
+// path, or one already taken. A file no worker has started is read here,
+// into own (plainly if nil). max bounds this read: the call's remaining
+// read budget may be below the bound files are read ahead with. Called on
+// the hook's goroutine only.
+func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err error, ok bool) {
 	g, f := ra.find(rel)
 	if f == nil || f.taken {
-		return nil, nil, false
+		return piece{}, nil, false
+	}
+	if !f.ready.Load() && !f.claimed.Load() {
+		ra.claimRun(g) // before any worker starts on g
 	}
 	if g != ra.reading {
 		ra.read(g)
 	}
 	f.taken = true
 	read := false
-	f.once.Do(func() {
-		f.data, f.err = ra.t.co.ReadFile(f.rel, ra.max)
+	readHere := func() {
+		f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, own.allocTo())
+		f.blk = own.taken(f.err)
 		read = true
-	})
+	}
+	f.once.Do(readHere)
 	if f.dropped && !read {
-		f.data, f.err = ra.t.co.ReadFile(f.rel, ra.max)
+		readHere()
 	}
-	data, err = f.data, f.err
-	f.data = nil
+	p, err = piece{f.data, f.blk}, f.err
+	f.data, f.blk = nil, nil
 	if f.ahead && !f.dropped {
-		ra.giveBack(int64(len(data)))
+		ra.giveBack(int64(len(p.data)))
 	}
-	if err == nil && int64(len(data)) > max {
-		return nil, &repo.TooLargeError{Size: int64(len(data)), Limit: max}, true
+	if err == nil && int64(len(p.data)) > max {
+		p.blk.release()
+		return piece{}, &repo.TooLargeError{Size: int64(len(p.data)), Limit: max}, true
 	}
-	return data, err, true
+	return p, err, true
+}
+
+// claimRun is called when the hook has caught up with the workers: the
+// file it wants next is being read, or not yet started, and not one of
+// a run it has claimed already. It keeps the next aheadRun files for
+// itself, which the workers pass over, so that
+// they go on from further ahead. Otherwise a worker would start on the
+// very file the hook wants after this one, the hook would wait for it,
+// and the two would go on in step, the hook waiting for every file: a
+// wait is a sleep and a wake-up of a thread, while reading the file
+// itself costs the hook no more than it costs the worker; and while the
+// hook reads its run the workers get ahead again.
+func (ra *readAhead) claimRun(g *aheadGlob) {
+	for _, f := range g.files[g.next:min(g.next+aheadRun, len(g.files))] {
+		f.claimed.Store(true)
+	}
 }
 
 // find looks rel up in the globs, the latest first, and moves that glob's
@@ -189,7 +256,8 @@ func (ra *readAhead) drop(f *aheadFile) {
 	if f.ahead {
 		ra.giveBack(int64(len(f.data)))
 	}
-	f.data = nil
+	f.blk.release()
+	f.data, f.blk = nil, nil
 }
 
 // giveBack returns n bytes to the window, waking workers when it has room.
@@ -240,15 +308,18 @@ func (ra *readAhead) canRead() bool {
 }
 
 // startWorkers starts workers while there is work for them and room in
-// the window. ra.mu is held.
+// the window: one per core besides the hook's own, which reads too (see
+// claimRun), so that no worker waits for a core the hook or another
+// worker holds; and one on a single core, where a read that waits on the
+// disk still lets the hook run meanwhile. ra.mu is held.
 func (ra *readAhead) startWorkers() {
-	for ra.workers < min(runtime.GOMAXPROCS(0), aheadWorkers, len(ra.queue)) && ra.canRead() {
+	for ra.workers < min(max(runtime.GOMAXPROCS(0)-1, 1), aheadWorkers, len(ra.queue)) && ra.canRead() {
 		ra.workers++
 		var a *arena
 		if n := len(ra.arenas); n > 0 {
 			a, ra.arenas = ra.arenas[n-1], ra.arenas[:n-1]
 		} else {
-			a = &arena{}
+			a = newArena(ra.blocks)
 		}
 		go ra.work(a)
 	}
@@ -279,11 +350,16 @@ func (ra *readAhead) work(a *arena) {
 				ra.mu.Unlock()
 				break
 			}
+			if f.claimed.Load() {
+				continue // the hook reads it
+			}
 			f.once.Do(func() {
-				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.alloc)
+				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.allocTo())
+				f.blk = a.taken(f.err)
 				f.ahead = true
 				ra.budget.Add(-int64(len(f.data)))
 				ra.inflight.Add(int64(len(f.data)))
+				f.ready.Store(true)
 			})
 		}
 	}

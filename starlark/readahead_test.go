@@ -78,7 +78,7 @@ func readAheadBytes(ra *readAhead) (n int) {
 
 func TestReadAheadHandsEachFileOverOnce(t *testing.T) {
 	c, rels := aheadTree(t, 50, 100)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	globbed(ra, rels)
 	// In the order listed, then out of it.
 	order := append(append([]string{}, rels[:25]...), rels[49], rels[30], rels[25])
@@ -98,7 +98,7 @@ func TestReadAheadHandsEachFileOverOnce(t *testing.T) {
 
 func TestReadAheadReadsNothingUntilAGlobbedFileIsRead(t *testing.T) {
 	c, rels := aheadTree(t, 50, 100)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	globbed(ra, rels)
 	time.Sleep(20 * time.Millisecond)
 	if n := readAheadBytes(ra); n != 0 || ra.workers != 0 {
@@ -108,7 +108,7 @@ func TestReadAheadReadsNothingUntilAGlobbedFileIsRead(t *testing.T) {
 
 func TestReadAheadKnowsOnlyWhatAGlobListed(t *testing.T) {
 	c, rels := aheadTree(t, 3, 10)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	globbed(ra, rels[:2])
 	for _, rel := range []string{rels[2], "./" + rels[0], "nothing"} {
 		if _, _, ok := ra.take(rel, 1<<20); ok {
@@ -124,7 +124,7 @@ func TestReadAheadKnowsOnlyWhatAGlobListed(t *testing.T) {
 
 func TestReadAheadStopsAtItsBudget(t *testing.T) {
 	c, rels := aheadTree(t, 100, 1000)
-	ra := newReadAhead(c, 1<<20, 5000)
+	ra := newReadAhead(c, 1<<20, 5000, nil)
 	globbed(ra, rels)
 	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
@@ -148,7 +148,7 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
 	const size = 256 << 10
 	c, rels := aheadTree(t, 4*aheadWindow/size, size)
-	ra := newReadAhead(c, 1<<20, 1<<30)
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
 	globbed(ra, rels)
 	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
@@ -173,9 +173,9 @@ func TestReadAheadStaysWithinItsWindow(t *testing.T) {
 }
 
 func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
-	const size = 256 << 10
+	const size = 16 << 10
 	c, rels := aheadTree(t, 2*aheadWindow/size, size)
-	ra := newReadAhead(c, 1<<20, 1<<30)
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
 	globbed(ra, rels)
 	// Every fourth file only: the rest must not fill the window for good.
 	for i := 0; i < len(rels); i += 4 {
@@ -191,8 +191,8 @@ func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
 	if data, err, ok := ra.take(rels[1], 1<<20); !ok || err != nil || string(data) != body(1, size) {
 		t.Errorf("a file passed over: %d bytes, %v, %v", len(data), err, ok)
 	}
-	// A second glob is read ahead again.
-	globbed(ra, rels[:8])
+	// A second glob is read ahead again, past the run the hook keeps.
+	globbed(ra, rels[:2*aheadRun])
 	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
 	}
@@ -204,7 +204,7 @@ func TestReadAheadGivesBackWhatTheHookPassesOver(t *testing.T) {
 
 func TestReadAheadEndsWithItsCall(t *testing.T) {
 	c, rels := aheadTree(t, 200, 1000)
-	ra := newReadAhead(c, 1<<20, 1<<30)
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
 	globbed(ra, rels)
 	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
 		t.Fatal(err, ok)
@@ -229,7 +229,7 @@ func TestReadAheadEndsWithItsCall(t *testing.T) {
 
 func TestReadAheadAppliesTheBoundOfTheTake(t *testing.T) {
 	c, rels := aheadTree(t, 1, 100)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	globbed(ra, rels)
 	_, err, ok := ra.take(rels[0], 50)
 	var tl *repo.TooLargeError
@@ -245,7 +245,7 @@ func TestReadAheadRefusesAFileReplacedByALinkOut(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("OUTSIDE"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ra := newReadAhead(c, 1<<20, 0) // no budget: the take reads
+	ra := newReadAhead(c, 1<<20, 0, nil) // no budget: the take reads
 	globbed(ra, rels)
 	p := c.co.Abs(rels[0])
 	if err := os.Remove(p); err != nil {
@@ -265,7 +265,7 @@ func TestReadAheadDoesNotFollowADirectorySwappedForALinkOut(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "f000"), []byte("OUTSIDE"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ra := newReadAhead(c, 1<<20, 0) // no budget: the take reads
+	ra := newReadAhead(c, 1<<20, 0, nil) // no budget: the take reads
 	globbed(ra, rels)
 	if err := os.RemoveAll(c.co.Abs("d")); err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func TestReadAheadDoesNotFollowADirectorySwappedForALinkOut(t *testing.T) {
 
 func TestReadAheadRemembersOnlyItsLatestGlobs(t *testing.T) {
 	c, rels := aheadTree(t, keepGlobs+1, 10)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	for _, rel := range rels {
 		globbed(ra, []string{rel})
 	}
@@ -296,7 +296,7 @@ func TestReadAheadRemembersOnlyItsLatestGlobs(t *testing.T) {
 
 func TestReadAheadTakesFromTheLatestGlobFirst(t *testing.T) {
 	c, rels := aheadTree(t, 4, 10)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	globbed(ra, rels[:3])
 	globbed(ra, rels[2:])
 	for _, rel := range rels {
@@ -312,7 +312,7 @@ func TestReadAheadTakesFromTheLatestGlobFirst(t *testing.T) {
 
 func TestReadAheadIsSafeForAConcurrentWalk(t *testing.T) {
 	c, rels := aheadTree(t, 200, 64)
-	ra := newReadAhead(c, 1<<20, 1<<20)
+	ra := newReadAhead(c, 1<<20, 1<<20, nil)
 	g := &aheadGlob{}
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -326,4 +326,62 @@ func TestReadAheadIsSafeForAConcurrentWalk(t *testing.T) {
 		}
 	}
 	settle(t, ra)
+}
+
+func TestReadAheadRecyclesOnlyWhatIsGivenBack(t *testing.T) {
+	// Twice the window, in files that fit a block several times over.
+	const size = 48 << 10
+	c, rels := aheadTree(t, 2*aheadWindow/size, size)
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
+	own := newArena(ra.blocks)
+	globbed(ra, rels)
+	kept := map[int][]byte{}
+	blocks := map[*block]bool{}
+	for i, rel := range rels {
+		p, err, ok := ra.takeTo(rel, 1<<20, own)
+		if !ok || err != nil || string(p.data) != body(i, size) {
+			t.Fatalf("take %s: %d bytes, %v, %v", rel, len(p.data), err, ok)
+		}
+		blocks[p.blk] = true
+		if i%40 == 0 {
+			kept[i] = p.data // handed on, as read() hands a string to Starlark
+			continue
+		}
+		p.blk.release()
+	}
+	settle(t, ra)
+	for i, data := range kept {
+		if string(data) != body(i, size) {
+			t.Errorf("%s, kept, was overwritten", rels[i])
+		}
+	}
+	if fresh := len(rels) * size / arenaBlock; len(blocks) > fresh*3/4 {
+		t.Errorf("%d files of %d KiB were read into %d blocks; %d fresh ones hold them", len(rels), size>>10, len(blocks), fresh)
+	}
+}
+
+func TestReadAheadLeavesTheHookTheRunItCaughtUpWith(t *testing.T) {
+	c, rels := aheadTree(t, 4*aheadRun, 100)
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
+	globbed(ra, rels)
+	// The first read of a glob finds nothing read: the hook reads it and
+	// the next aheadRun files itself, and the workers start after them.
+	if _, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil {
+		t.Fatal(err, ok)
+	}
+	settle(t, ra)
+	files := ra.globs[0].files
+	for _, f := range files[1 : 1+aheadRun] {
+		if f.ahead {
+			t.Fatalf("%s, in the hook's run, was read ahead", f.rel)
+		}
+	}
+	if !files[1+aheadRun].ahead {
+		t.Errorf("%s, past the hook's run, was not read ahead", files[1+aheadRun].rel)
+	}
+	for i, rel := range rels[1:] {
+		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, 100) {
+			t.Fatalf("take %s: %q, %v, %v", rel, data, err, ok)
+		}
+	}
 }

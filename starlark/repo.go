@@ -99,37 +99,66 @@ func (t *tree) stat(rel string) (fs.FileInfo, bool, error) {
 // repoValue is ctx.repo: read, exists and glob over the repository, for one
 // hook call.
 type repoValue struct {
-	t     *tree
-	st    *callState
-	attrs map[string]*sl.Builtin
+	t  *tree
+	st *callState
+	// fns are its attributes, looked up by a switch: a rule over a tree
+	// names ctx.repo.read and .size once per file.
+	fns struct{ read, exists, glob, size *sl.Builtin }
 	// ahead reads this call's globs ahead; nil when the evaluation may
 	// write, and its files must be read when asked for, not before.
 	ahead *readAhead
 	// sized is the file size() last took from the read-ahead, kept for
 	// the read that follows it: a rule asks a file's size, then reads it.
-	sized *sizedFile
+	// Its rel is "" when there is none.
+	sized sizedFile
+	// own is the arena the hook's goroutine reads into a file it only
+	// searches, or one size() keeps (see searchedFile); the read-ahead's
+	// workers share its pool.
+	own *arena
+	// searchRead is read for a call whose result is only searched: what
+	// $searched returns in place of read (see searchedFile).
+	searchRead *sl.Builtin
+	// searched is what searchRead returns, the one file between a read
+	// and its search: $in takes it before the hook can read again.
+	searched searchedFile
 }
 
 type sizedFile struct {
-	rel  string
-	data []byte
+	rel string
+	piece
+}
+
+// takeSized returns what size() kept for rel, if anything, and forgets
+// it; what it kept for another path is given back.
+func (r *repoValue) takeSized(rel string) (piece, bool) {
+	sized := r.sized
+	r.sized = sizedFile{}
+	if sized.rel == "" {
+		return piece{}, false
+	}
+	if sized.rel != rel {
+		sized.blk.release()
+		return piece{}, false
+	}
+	return sized.piece, true
 }
 
 var _ sl.HasAttrs = (*repoValue)(nil)
 
 func newRepoValue(t *tree, readOnly bool, st *callState) *repoValue {
-	r := &repoValue{t: t, st: st}
+	pool := &blockPool{}
+	r := &repoValue{t: t, st: st, own: newArena(pool)}
 	if readOnly {
 		// Made now, not on the first glob: stop may be called from another
 		// goroutine while an abandoned call still runs.
-		r.ahead = newReadAhead(t, st.limits.ReadBytes, st.limits.ReadTotal)
+		r.ahead = newReadAhead(t, st.limits.ReadBytes, st.limits.ReadTotal, pool)
 	}
-	r.attrs = map[string]*sl.Builtin{
-		"read":   sl.NewBuiltin("repo.read", r.read),
-		"exists": sl.NewBuiltin("repo.exists", r.exists),
-		"glob":   sl.NewBuiltin("repo.glob", r.glob),
-		"size":   sl.NewBuiltin("repo.size", r.size),
-	}
+	r.fns.read = sl.NewBuiltin("repo.read", r.read)
+	r.fns.exists = sl.NewBuiltin("repo.exists", r.exists)
+	r.fns.glob = sl.NewBuiltin("repo.glob", r.glob)
+	r.fns.size = sl.NewBuiltin("repo.size", r.size)
+	r.searchRead = sl.NewBuiltin("repo.read", r.readSearched)
+	st.repo = r
 	return r
 }
 
@@ -140,8 +169,15 @@ func (r *repoValue) Truth() sl.Bool        { return sl.True }
 func (r *repoValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: repo") }
 func (r *repoValue) AttrNames() []string   { return []string{"exists", "glob", "read", "size"} }
 func (r *repoValue) Attr(name string) (sl.Value, error) {
-	if b, ok := r.attrs[name]; ok {
-		return b, nil
+	switch name {
+	case "read":
+		return r.fns.read, nil
+	case "exists":
+		return r.fns.exists, nil
+	case "glob":
+		return r.fns.glob, nil
+	case "size":
+		return r.fns.size, nil
 	}
 	return nil, nil
 }
@@ -162,46 +198,126 @@ func pathArg(b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (string, error) {
 
 // read(path) returns the file's contents as a string.
 func (r *repoValue) read(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
-	rel, err := pathArg(b, args, kwargs)
+	p, err := r.load(thread, b, args, kwargs, nil)
 	if err != nil {
 		return nil, err
+	}
+	// The string holds on to p's block for good: it is never given back.
+	return sl.String(bytesToString(p.data)), nil
+}
+
+// readSearched is read where the result is only searched: the same read,
+// the same limits and errors, into a piece $in gives back once searched.
+func (r *repoValue) readSearched(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	p, err := r.load(thread, b, args, kwargs, r.own)
+	if err != nil {
+		return nil, err
+	}
+	r.searched.giveBack() // only if $in never got it, which cannot happen
+	r.searched = searchedFile{piece: p}
+	return &r.searched, nil
+}
+
+// searchedFile is what ctx.repo.read returns where its result is only
+// searched: "x" in ctx.repo.read(p) is rewritten to
+// $in("x", $searched(ctx.repo.read)(p)) (see rewrite), so the value goes
+// from the read straight into $in, which no Starlark code can name, and
+// nothing else ever sees it. $in searches it like the string read would
+// have returned, then gives its piece back to the arena: reading a tree
+// to look for a licence header then recycles a few blocks instead of
+// touching fresh memory for every file, which costs more than the reads.
+type searchedFile struct {
+	piece
+	done bool // searched, and given back
+}
+
+var _ sl.Value = (*searchedFile)(nil)
+
+func (f *searchedFile) String() string        { return "<file contents>" }
+func (f *searchedFile) Type() string          { return "string" }
+func (f *searchedFile) Freeze()               {}
+func (f *searchedFile) Truth() sl.Bool        { return len(f.data) > 0 }
+func (f *searchedFile) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: searched file") }
+
+// has reports whether the file contains x, as x in the string read would
+// have returned does (an error if x is not a string), and gives the bytes
+// back: f is searched once.
+func (f *searchedFile) has(x sl.Value) (bool, error) {
+	if f.done {
+		return false, errors.New("internal error: a file's contents searched twice")
+	}
+	found, err := sl.String(bytesToString(f.data)).Has(x)
+	f.giveBack()
+	return found, err
+}
+
+// giveBack lets go of the bytes, unsearched if $in refuses the search.
+func (f *searchedFile) giveBack() {
+	if !f.done {
+		f.done = true
+		f.blk.release()
+		f.piece = piece{}
+	}
+}
+
+// searchedBuiltin is $searched(fn): the function to call for fn(...) when
+// its result only goes to $in. That is the call's own ctx.repo.read's
+// searching twin, and fn itself for anything else (another repository
+// value's read, a struct's, a def named read), which is then called as
+// the program says.
+func searchedBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("searched", args, kwargs, 1); err != nil {
+		return nil, err
+	}
+	if st, _ := thread.Local(stateKey).(*callState); st != nil && st.repo != nil {
+		if fn, ok := args[0].(*sl.Builtin); ok && fn == st.repo.fns.read {
+			return st.repo.searchRead, nil
+		}
+	}
+	return args[0], nil
+}
+
+// load is read and readSearched: the file the path argument names, charged
+// to the call. A path a glob of this call listed, exactly as listed, may
+// have been read already, by the read-ahead or for the size() just
+// before; otherwise it is read here, into own (plainly if nil).
+func (r *repoValue) load(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple, own *arena) (piece, error) {
+	rel, err := pathArg(b, args, kwargs)
+	if err != nil {
+		return piece{}, err
 	}
 	lim := r.st.limits
 	limit := min(lim.ReadBytes, lim.ReadTotal-r.st.readTotal)
-	// A path a glob of this call listed, exactly as listed, may have been
-	// read already, by the read-ahead or for the size() just before.
-	var data []byte
-	var ahead bool
-	if sized := r.sized; sized != nil && sized.rel == rel {
-		data, ahead = sized.data, true
-		if int64(len(data)) > limit {
-			data, err = nil, &repo.TooLargeError{Size: int64(len(data)), Limit: limit}
-		}
-	} else {
-		data, err, ahead = r.ahead.take(rel, limit)
-	}
-	r.sized = nil
+	p, ahead := r.takeSized(rel)
 	if !ahead {
-		var p string
-		if p, err = r.t.clean(rel); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		p, err, ahead = r.ahead.takeTo(rel, limit, own)
+	} else if n := int64(len(p.data)); n > limit {
+		p.blk.release()
+		p, err = piece{}, &repo.TooLargeError{Size: n, Limit: limit}
+	}
+	if !ahead {
+		var clean string
+		if clean, err = r.t.clean(rel); err != nil {
+			return piece{}, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		rel = p
-		data, err = r.t.co.ReadFile(p, limit)
+		rel = clean
+		p.data, err = r.t.co.ReadFileTo(clean, limit, own.allocTo())
+		p.blk = own.taken(err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, lim))
+		return piece{}, fmt.Errorf("%s: %w", b.Name(), r.t.problem(rel, err, lim))
 	}
-	r.st.readTotal += int64(len(data))
-	if err := r.st.chargeFor(thread, uint64(len(data))/1024, func() string { return "reading " + rel }); err != nil {
-		return nil, err
+	r.st.readTotal += int64(len(p.data))
+	if err := r.st.chargeFor(thread, uint64(len(p.data))/1024, func() string { return "reading " + rel }); err != nil {
+		p.blk.release()
+		return piece{}, err
 	}
-	return sl.String(bytesToString(data)), nil
+	return p, nil
 }
 
 // bytesToString views data as a string without copying it. data must never
-// change afterwards: it is a buffer made for this read, possibly a piece
-// of a read-ahead arena block, which is never reused.
+// change afterwards: it is a buffer made for this read, or a piece of an
+// arena block that is not given back (see arena).
 func bytesToString(data []byte) string {
 	if len(data) == 0 {
 		return ""
@@ -249,19 +365,27 @@ func (r *repoValue) sizeAhead(b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (
 	if !isString {
 		return 0, false
 	}
-	r.sized = nil
-	data, err, ok := r.ahead.take(string(rel), r.ahead.max)
-	var tooLarge *repo.TooLargeError
+	r.takeSized("")
+	p, err, ok := r.ahead.takeTo(string(rel), r.ahead.max, r.own)
 	switch {
 	case !ok:
 		return 0, false
 	case err == nil:
-		r.sized = &sizedFile{rel: string(rel), data: data}
-		return int64(len(data)), true
-	case errors.As(err, &tooLarge):
+		r.sized = sizedFile{rel: string(rel), piece: p}
+		return int64(len(p.data)), true
+	}
+	return tooLargeSize(err) // else the stat says what is wrong, as for any path
+}
+
+// tooLargeSize is the size a *repo.TooLargeError reports. Apart from
+// sizeAhead, which calls it for every file, so that the error target does
+// not escape to the heap on every call.
+func tooLargeSize(err error) (int64, bool) {
+	var tooLarge *repo.TooLargeError
+	if errors.As(err, &tooLarge) {
 		return tooLarge.Size, true
 	}
-	return 0, false // the stat says what is wrong, as for any path
+	return 0, false
 }
 
 // statArg describes what the path argument of exists or size names: its
@@ -295,10 +419,10 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 	}
 	found, done := r.readAheadOf()
 	walk := globWalk{
-		budget:   r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
-		stopped:  func() bool { return r.st.trippedLimit() != limitNone },
-		found:    found,
-		unsorted: done != nil,
+		budget:    r.st.limits.Steps - min(thread.ExecutionSteps(), r.st.limits.Steps),
+		stopped:   func() bool { return r.st.trippedLimit() != limitNone },
+		found:     found,
+		foundOnly: done != nil,
 	}
 	paths, seen, err := r.t.glob(pattern, walk)
 	// Every entry visited is a step, whether or not the walk finished.
@@ -312,7 +436,7 @@ func (r *repoValue) glob(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	if done != nil {
-		paths = done() // the same paths, sorted
+		paths = done() // what the walk gave found, sorted
 	}
 	if err := r.st.allow(uint64(len(paths))*(sizePiece+64), what); err != nil {
 		return nil, err

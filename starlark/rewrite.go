@@ -1,6 +1,7 @@
 package starlark
 
 import (
+	"math/bits"
 	"strconv"
 
 	"go.starlark.net/syntax"
@@ -9,21 +10,22 @@ import (
 // The names the rewritten syntax tree calls. None is a valid Starlark
 // identifier, so no module can name, shadow or call one itself.
 const (
-	nameAdd   = "$add"
-	nameMul   = "$mul"
-	nameMod   = "$mod"
-	nameCount = "$count"
-	namePlus  = "$plus"
-	nameAttr  = "$attr"
-	nameTuple = "$tuple"
-	nameIn    = "$in"
+	nameAdd      = "$add"
+	nameMul      = "$mul"
+	nameMod      = "$mod"
+	nameCount    = "$count"
+	namePlus     = "$plus"
+	nameAttr     = "$attr"
+	nameTuple    = "$tuple"
+	nameIn       = "$in"
+	nameSearched = "$searched"
 )
 
 // rewrite routes the operations that can allocate without bound through
 // the guards in guards.go, before the file is resolved and compiled:
 //
 //	x + y        -> $add(x, y)
-//	x * y        -> $mul(x, y)
+//	x * y        -> $mul(x, y)               (but not 1024 * 1024)
 //	x % y        -> $mod(x, y)
 //	x *= y       -> x *= $count(y)
 //	x += y       -> x += $plus(y)
@@ -32,6 +34,7 @@ const (
 //	(a, b)       -> $tuple(a, b)            (see nesting.go)
 //	x in y       -> $in(x, y)
 //	x not in y   -> not $in(x, y)
+//	x in f.read(a) -> $in(x, $searched(f.read)(a))   (and not in)
 //
 // An addition with a literal operand, and a % with a number on its right,
 // are left alone: they cannot grow a value by more than the literal, and
@@ -63,6 +66,44 @@ func isLiteral(e syntax.Expr) bool {
 func isNumber(e syntax.Expr) bool {
 	l, ok := e.(*syntax.Literal)
 	return ok && (l.Token == syntax.INT || l.Token == syntax.FLOAT)
+}
+
+// smallProduct reports whether x * y multiplies two integer literals
+// whose product fits in 63 bits, which $mul would let through unchecked
+// (guardIntMul): a rule's 1024 * 1024 in a loop is then one instruction,
+// not a call.
+func smallProduct(x, y syntax.Expr) bool {
+	bitsOf := func(e syntax.Expr) (int, bool) {
+		l, ok := e.(*syntax.Literal)
+		if !ok || l.Token != syntax.INT {
+			return 0, false
+		}
+		n, ok := l.Value.(int64)
+		if !ok || n < 0 {
+			return 0, false
+		}
+		return bits.Len64(uint64(n)), true
+	}
+	bx, okx := bitsOf(x)
+	by, oky := bitsOf(y)
+	return okx && oky && bx+by < 63
+}
+
+// searched marks a read whose result only goes to $in: y, a call of an
+// attribute named read, calls $searched(its function) instead, which for
+// ctx.repo.read is a read whose bytes $in gives back once searched (see
+// searchedFile), and for any other function is that function. The
+// operands are evaluated as before: x, then f.read, then the arguments.
+func searched(y syntax.Expr) syntax.Expr {
+	c, ok := y.(*syntax.CallExpr)
+	if !ok {
+		return y
+	}
+	if d, ok := c.Fn.(*syntax.DotExpr); !ok || d.Name.Name != "read" {
+		return y
+	}
+	c.Fn = call(nameSearched, c.Lparen, c.Fn)
+	return c
 }
 
 func (r *rewriter) stmts(ss []syntax.Stmt) {
@@ -159,15 +200,17 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 				return call(nameAdd, e.OpPos, e.X, e.Y)
 			}
 		case syntax.STAR:
-			return call(nameMul, e.OpPos, e.X, e.Y)
+			if !smallProduct(e.X, e.Y) {
+				return call(nameMul, e.OpPos, e.X, e.Y)
+			}
 		case syntax.PERCENT:
 			if !isNumber(e.Y) {
 				return call(nameMod, e.OpPos, e.X, e.Y)
 			}
 		case syntax.IN:
-			return call(nameIn, e.OpPos, e.X, e.Y)
+			return call(nameIn, e.OpPos, e.X, searched(e.Y))
 		case syntax.NOT_IN:
-			return &syntax.UnaryExpr{OpPos: e.OpPos, Op: syntax.NOT, X: call(nameIn, e.OpPos, e.X, e.Y)}
+			return &syntax.UnaryExpr{OpPos: e.OpPos, Op: syntax.NOT, X: call(nameIn, e.OpPos, e.X, searched(e.Y))}
 		}
 	case *syntax.CallExpr:
 		e.Fn = r.expr(e.Fn)
