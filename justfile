@@ -39,6 +39,8 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzCompileTree$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzParseState$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
+    go test -run '^$' -fuzz '^FuzzSchemaValidator$' -fuzztime {{seconds}}s ./policy
+    go test -run '^$' -fuzz '^FuzzSchemaValidatorBytes$' -fuzztime {{seconds}}s ./policy
     go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
     go test -run '^$' -fuzz '^FuzzParseEnvelope$' -fuzztime {{seconds}}s ./builtins
     go test -run '^$' -fuzz '^FuzzReadFile$' -fuzztime {{seconds}}s ./repo

@@ -66,7 +66,6 @@ func (c exitCode) Error() string { return fmt.Sprintf("exit %d", int(c)) }
 // run is the whole program, callable in-process by tests. It returns the
 // exit code: 0 success, 1 a negative answer, 2 could not run.
 func run(args []string, stdout, stderr io.Writer) int {
-	policy.Prepare()
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
