@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 //go:embed schemas/harness-config.schema.json
@@ -394,7 +394,7 @@ const maxConfigBytes = 1 << 20
 const maxExpandedBytes = 4 * maxConfigBytes
 
 // yamlLine pulls "line N" out of a yaml.v3 error message.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = lazyregexp.New(`line (\d+)`)
 
 // yamlError is a yaml.v3 error with the "yaml: line N:" noise removed; the
 // line moves to the ConfigError.
