@@ -48,6 +48,22 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzItemOf$' -fuzztime {{seconds}}s ./channels
     go test -run '^$' -fuzz '^FuzzVocabularyParse$' -fuzztime {{seconds}}s ./channels
 
+# Time whole start-up processes against a hello-world Go binary (issue 13): --version, --help, and graph show outside any repository and in the demo.
+bench-start runs="41":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    mkdir "$dir/hello"
+    printf 'module hello\n\ngo 1.22\n' > "$dir/hello/go.mod"
+    printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' > "$dir/hello/main.go"
+    (cd "$dir/hello" && go build -o "$dir/hello-world" .)
+    go build -o "$dir/the-loop" ./cmd/the-loop
+    go build -o "$dir/proctime" ./tools/proctime
+    demo="$PWD/examples/demo"
+    cd "$dir"
+    ./proctime -n {{runs}} -- ./hello-world -- ./the-loop --version -- ./the-loop --help \
+        -- ./the-loop graph show -- ./the-loop graph show --repo "$demo"
+
 # Time whole `check --all` processes on a generated 200-item repository.
 bench-process runs="21":
     #!/usr/bin/env bash
