@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -159,49 +160,65 @@ type compiledSchema struct {
 
 // schemaCompiler compiles one schema document.
 type schemaCompiler struct {
-	url  string
 	defs map[string]any
 	done map[string]*compiledSchema // compiled $defs, by name
+	// at is where in the document the compiler is, as JSON pointer tokens:
+	// kept as a stack and joined only for an error, since compiling runs
+	// in the processes that validate a config and paths cost allocations.
+	at []string
 }
 
 // compileSchema compiles an embedded schema document. An error means the
 // document is not JSON or uses JSON Schema this validator does not
 // implement: a build defect, which the tests catch.
 func compileSchema(url string, src []byte) (*compiledSchema, error) {
+	s, err := compileDocument(src)
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	}
+	return s, nil
+}
+
+func compileDocument(src []byte) (*compiledSchema, error) {
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+		return nil, err
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("embedded schema %s: not an object", url)
+		return nil, errors.New("not an object")
 	}
 	if root["$schema"] != draft202012 {
-		return nil, fmt.Errorf("embedded schema %s: $schema is %v, want %s", url, root["$schema"], draft202012)
+		return nil, fmt.Errorf("$schema is %v, want %s", root["$schema"], draft202012)
 	}
-	c := &schemaCompiler{url: url, done: map[string]*compiledSchema{}}
+	c := &schemaCompiler{done: map[string]*compiledSchema{}, at: make([]string, 0, 16)}
 	if d, ok := root["$defs"]; ok {
 		if c.defs, ok = d.(map[string]any); !ok {
-			return nil, fmt.Errorf("embedded schema %s: $defs is not an object", url)
+			return nil, errors.New("$defs is not an object")
 		}
 	}
-	s, err := c.compile(root, "", true)
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	s := &compiledSchema{}
+	if err := c.fill(s, root, true); err != nil {
+		return nil, err
 	}
 	// Every definition compiles, used or not, so that none hides a keyword
 	// this validator would refuse.
-	for _, name := range slices.Sorted(maps.Keys(c.defs)) {
+	for name := range c.defs {
 		if _, err := c.def(name); err != nil {
-			return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+			return nil, err
 		}
 	}
 	if err := checkRefCycles(s); err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+		return nil, err
 	}
 	return s, nil
+}
+
+// errorf is an error at the compiler's place in the document.
+func (c *schemaCompiler) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %s", jsonPointer(c.at), fmt.Sprintf(format, args...))
 }
 
 // def compiles the definition name once; a reference to one being compiled
@@ -212,46 +229,53 @@ func (c *schemaCompiler) def(name string) (*compiledSchema, error) {
 	}
 	raw, ok := c.defs[name]
 	if !ok {
-		return nil, fmt.Errorf("$ref to #/$defs/%s, which is not defined", name)
-	}
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("#/$defs/%s: not an object", name)
+		return nil, c.errorf("$ref to #/$defs/%s, which is not defined", name)
 	}
 	s := &compiledSchema{}
 	c.done[name] = s
-	if err := c.fill(s, obj, "/$defs/"+name, false); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (c *schemaCompiler) compile(raw any, at string, root bool) (*compiledSchema, error) {
+	// A definition is compiled where it is, not where it is used from.
+	at := c.at
+	c.at = append(make([]string, 0, 16), "$defs", name)
+	defer func() { c.at = at }()
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: got %T, want a schema object", at, raw)
+		return nil, c.errorf("got %T, want a schema object", raw)
 	}
-	s := &compiledSchema{}
-	return s, c.fill(s, obj, at, root)
+	return s, c.fill(s, obj, false)
 }
 
-func (c *schemaCompiler) fill(s *compiledSchema, obj map[string]any, at string, root bool) error {
+// compile compiles the subschema raw found at the tokens at.
+func (c *schemaCompiler) compile(raw any, at ...string) (*compiledSchema, error) {
+	c.at = append(c.at, at...)
+	defer func() { c.at = c.at[:len(c.at)-len(at)] }()
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, c.errorf("got %T, want a schema object", raw)
+	}
+	s := &compiledSchema{}
+	return s, c.fill(s, obj, false)
+}
+
+func (c *schemaCompiler) fill(s *compiledSchema, obj map[string]any, root bool) error {
 	s.minProperties, s.minItems, s.minLength = -1, -1, -1
-	for _, kw := range slices.Sorted(maps.Keys(obj)) {
+	for kw, v := range obj {
 		if !knownKeyword(kw) {
-			return fmt.Errorf("%s: keyword %q is not implemented by this validator (policy/jsonschema.go)", at, kw)
+			return c.errorf("keyword %q is not implemented by this validator (policy/jsonschema.go)", kw)
 		}
 		if (kw == "$schema" || kw == "$id" || kw == "$defs") && !root {
-			return fmt.Errorf("%s: %s is only understood at the root", at, kw)
+			return c.errorf("%s is only understood at the root", kw)
 		}
-		if err := c.keyword(s, kw, obj[kw], at+"/"+kw); err != nil {
+		c.at = append(c.at, kw)
+		err := c.keyword(s, kw, v)
+		c.at = c.at[:len(c.at)-1]
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any, at string) error {
+func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any) error {
 	var err error
 	switch kw {
 	case "type":
@@ -271,12 +295,12 @@ func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any, at string)
 	case "enum":
 		list, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("%s: got %T, want a list", at, v)
+			return c.errorf("got %T, want a list", v)
 		}
 		for _, e := range list {
 			t := typeOf(e)
 			if t == 0 || t == typeArray || t == typeObject {
-				return fmt.Errorf("%s: member %v is not a string, number, boolean or null", at, e)
+				return c.errorf("member %v is not a string, number, boolean or null", e)
 			}
 			s.enumTypes |= t
 		}
@@ -285,17 +309,18 @@ func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any, at string)
 		ref, _ := v.(string)
 		name, ok := strings.CutPrefix(ref, "#/$defs/")
 		if !ok || strings.ContainsAny(name, "/~%") {
-			return fmt.Errorf("%s: %q is not a reference of the form #/$defs/<name>", at, ref)
+			return c.errorf("%q is not a reference of the form #/$defs/<name>", ref)
 		}
 		s.ref, err = c.def(name)
+		return err
 	case "properties":
 		props, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s: got %T, want an object", at, v)
+			return c.errorf("got %T, want an object", v)
 		}
 		s.properties = make(map[string]*compiledSchema, len(props))
-		for _, name := range slices.Sorted(maps.Keys(props)) {
-			if s.properties[name], err = c.compile(props[name], at+"/"+name, false); err != nil {
+		for name, raw := range props {
+			if s.properties[name], err = c.compile(raw, name); err != nil {
 				return err
 			}
 		}
@@ -304,23 +329,25 @@ func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any, at string)
 			s.closed = !b
 			break
 		}
-		s.additional, err = c.compile(v, at, false)
+		s.additional, err = c.compile(v)
+		return err
 	case "required":
 		list, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("%s: got %T, want a list of names", at, v)
+			return c.errorf("got %T, want a list of names", v)
 		}
 		for _, e := range list {
 			name, ok := e.(string)
 			if !ok {
-				return fmt.Errorf("%s: got %T, want a name", at, e)
+				return c.errorf("got %T, want a name", e)
 			}
 			s.required = append(s.required, name)
 		}
 	case "minProperties":
 		s.minProperties, err = count(v)
 	case "items":
-		s.items, err = c.compile(v, at, false)
+		s.items, err = c.compile(v)
+		return err
 	case "minItems":
 		s.minItems, err = count(v)
 	case "uniqueItems":
@@ -343,10 +370,10 @@ func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any, at string)
 	case "oneOf":
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
-			return fmt.Errorf("%s: want a non-empty list of schemas", at)
+			return c.errorf("want a non-empty list of schemas")
 		}
 		for i, e := range list {
-			alt, err := c.compile(e, fmt.Sprintf("%s/%d", at, i), false)
+			alt, err := c.compile(e, strconv.Itoa(i))
 			if err != nil {
 				return err
 			}
@@ -361,10 +388,10 @@ func (c *schemaCompiler) keyword(s *compiledSchema, kw string, v any, at string)
 			err = fmt.Errorf("got %T, want a boolean", v)
 		}
 	case "$defs":
-		// Compiled through $ref, and all of them by compileSchema.
+		// Compiled through $ref, and all of them by compileDocument.
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", at, err)
+		return c.errorf("%v", err)
 	}
 	return nil
 }
@@ -429,7 +456,12 @@ func checkRefCycles(root *compiledSchema) error {
 			return nil
 		}
 		seen[s] = true
-		for _, t := range append(slices.Collect(maps.Values(s.properties)), s.additional, s.items) {
+		for _, t := range s.properties {
+			if err := visit(t, nil); err != nil {
+				return err
+			}
+		}
+		for _, t := range []*compiledSchema{s.additional, s.items} {
 			if t != nil {
 				if err := visit(t, nil); err != nil {
 					return err
