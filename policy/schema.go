@@ -99,7 +99,7 @@ type problem struct {
 
 // schemaError turns the validator's failure tree into one ConfigError
 // naming the first problem (in document order) and summarising the rest.
-func schemaError(top *failure, doc any, file string, node *yaml.Node) error {
+func schemaError(root *failure, doc any, file string, top *yaml.Node) error {
 	var leaves []*failure
 	var collect func(f *failure)
 	collect = func(f *failure) {
@@ -115,11 +115,11 @@ func schemaError(top *failure, doc any, file string, node *yaml.Node) error {
 			collect(c)
 		}
 	}
-	collect(top)
+	collect(root)
 
 	probs := make([]problem, 0, len(leaves))
 	for _, l := range leaves {
-		probs = append(probs, describe(l, doc, node))
+		probs = append(probs, describe(l, doc, top))
 	}
 	slices.SortStableFunc(probs, func(a, b problem) int {
 		if a.line != b.line && a.line > 0 && b.line > 0 {
