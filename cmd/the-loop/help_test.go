@@ -47,6 +47,8 @@ func surfaceLines(t *testing.T) [][]string {
 		"config schema yaml", "completion", "completion tcsh", "completion bash",
 		"check --format nope", "graph status", "hooks", "hooks run", "reply --channel",
 		"--repo /nonexistent check -- --help", "new", "-v", "--config",
+		"-h graph show", "--help check", "graph -h show", "--repo x -h graph", "check --bogus --help",
+		"graph show --format nope", "graph show --format", "sessions bind --help extra", "config schema cli --version",
 	} {
 		lines = append(lines, strings.Fields(l))
 	}
