@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 const awaitInnerLoopsName = "await-inner-loops"
@@ -52,7 +52,7 @@ func (awaitInnerLoops) CheckParams(params map[string]any) error {
 
 // repoSegment is one segment of a repository path. It becomes a directory
 // name, so it is narrow, and "." and ".." are refused separately.
-var repoSegment = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+var repoSegment = lazyregexp.New(`^[A-Za-z0-9._-]+$`)
 
 // repoStateKey maps owner/repo (or host/owner/repo) to the directory name
 // owner__repo, refusing rather than rewriting anything unusable: a name

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // The ledger envelope. When the-loop records on a work item something that
@@ -49,7 +51,7 @@ var envelopeFields = map[string]bool{"type": true, "source": true, "actor": true
 // first "}" that the comment's end follows; StampEnvelope never writes ">"
 // inside the JSON, so that is the JSON's own end. Go's regexp is linear in
 // the body, so a long or hostile body costs time in proportion, no more.
-var envelopePattern = regexp.MustCompile(`(?s)<!--\s*` + regexp.QuoteMeta(envelopeTag) + `\s+(\{.*?\})\s*-->`)
+var envelopePattern = lazyregexp.New(`(?s)<!--\s*` + regexp.QuoteMeta(envelopeTag) + `\s+(\{.*?\})\s*-->`)
 
 // envelopeClock is the clock a stamp without TS is dated by; tests replace it.
 var envelopeClock = time.Now

@@ -1,11 +1,11 @@
 package builtins
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 const lintArtifactsName = "lint-artifacts"
@@ -44,7 +44,7 @@ func (lintArtifacts) CheckParams(params map[string]any) error {
 }
 
 // backtickLabel finds a backtick inside a quoted square-bracket label.
-var backtickLabel = regexp.MustCompile("\\[\\s*\"[^\"\\n]*`")
+var backtickLabel = lazyregexp.New("\\[\\s*\"[^\"\\n]*`")
 
 func (lintArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	var paths []string

@@ -2,10 +2,11 @@ package builtins
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // A small mermaid syntax checker, enough to catch the faults that stop a
@@ -673,15 +674,15 @@ func (sc *flowScanner) shapeData() bool {
 
 var (
 	// flowLink is a complete link token; the x, o and < heads are optional.
-	flowLink = regexp.MustCompile(`^(?:[xo<]?--+[-xo>]|[xo<]?==+[=xo>]|[xo<]?-?\.+-[xo>]?|~~~+)`)
+	flowLink = lazyregexp.New(`^(?:[xo<]?--+[-xo>]|[xo<]?==+[=xo>]|[xo<]?-?\.+-[xo>]?|~~~+)`)
 	// flowTextLink opens a link carrying text: -- text -->, == text ==>,
 	// -. text .->.
-	flowTextLink = regexp.MustCompile(`^[xo<]?(?:--|==|-\.)`)
+	flowTextLink = lazyregexp.New(`^[xo<]?(?:--|==|-\.)`)
 	// flowTextLinkEnd closes each kind of text link.
-	flowTextLinkEnd = map[string]*regexp.Regexp{
-		"--": regexp.MustCompile(`[xo<]?--+[-xo>]`),
-		"==": regexp.MustCompile(`[xo<]?==+[=xo>]`),
-		"-.": regexp.MustCompile(`[xo<]?-?\.+-[xo>]?`),
+	flowTextLinkEnd = map[string]*lazyregexp.Regexp{
+		"--": lazyregexp.New(`[xo<]?--+[-xo>]`),
+		"==": lazyregexp.New(`[xo<]?==+[=xo>]`),
+		"-.": lazyregexp.New(`[xo<]?-?\.+-[xo>]?`),
 	}
 )
 
@@ -771,7 +772,7 @@ func (sc *flowScanner) edgeLabel() bool {
 
 // sequenceEntity is an entity code such as #9829; which mermaid expands
 // before parsing, so its ';' ends nothing.
-var sequenceEntity = regexp.MustCompile(`#[A-Za-z0-9]+;`)
+var sequenceEntity = lazyregexp.New(`#[A-Za-z0-9]+;`)
 
 // sequenceArrows are the message arrows, longest first at each position.
 var sequenceArrows = []string{"<<-->>", "<<->>", "-->>", "-->", "--x", "--)", "->>", "->", "-x", "-)"}
@@ -930,8 +931,8 @@ func sequenceMessage(t string) string {
 // erCardinalityBefore and erCardinalityAfter match the ends of an entity
 // relationship, whose braces are crow's feet rather than brackets.
 var (
-	erCardinalityBefore = regexp.MustCompile(`(?:\|o|o\||\|\||\}o|o\{|\}\||\|\{)(\s*(?:--|\.\.))`)
-	erCardinalityAfter  = regexp.MustCompile(`((?:--|\.\.)\s*)(?:\|o|o\||\|\||\}o|o\{|\}\||\|\{)`)
+	erCardinalityBefore = lazyregexp.New(`(?:\|o|o\||\|\||\}o|o\{|\}\||\|\{)(\s*(?:--|\.\.))`)
+	erCardinalityAfter  = lazyregexp.New(`((?:--|\.\.)\s*)(?:\|o|o\||\|\||\}o|o\{|\}\||\|\{)`)
 )
 
 // balanced checks that quotes and round and square brackets balance on each

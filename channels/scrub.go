@@ -3,9 +3,10 @@ package channels
 import (
 	"cmp"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // What Scrub masks. A reply recorded on a work item is public wherever the
@@ -19,7 +20,7 @@ const (
 
 // sensitiveName marks an environment variable whose value is a credential
 // by its name.
-var sensitiveName = regexp.MustCompile(`(?i)TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|AUTH`)
+var sensitiveName = lazyregexp.New(`(?i)TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|AUTH`)
 
 // minSecret is the shortest environment value masked: a shorter one would
 // eat ordinary words.
@@ -28,13 +29,13 @@ const minSecret = 6
 // tokenShaped is a run of 20 or more characters of a credential's alphabet
 // holding a digit (long hyphenated words carry none, and survive), not
 // inside a longer word or a path.
-var tokenShaped = regexp.MustCompile(`(^|[^\w/-])([A-Za-z0-9_-]{20,})`)
+var tokenShaped = lazyregexp.New(`(^|[^\w/-])([A-Za-z0-9_-]{20,})`)
 
 // knownToken is a credential its issuer's prefix names (GitHub's ghp_,
 // gho_, ghu_, ghs_, ghr_ and github_pat_; Slack's xox?- and xapp-): masked
 // wherever it stands, a URL's user or path included, where tokenShaped
 // leaves a run alone. It is most often pasted in a clone URL.
-var knownToken = regexp.MustCompile(`(^|[^A-Za-z0-9_])((?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}|(?:xox[a-z]|xapp)-[A-Za-z0-9-]{10,})`)
+var knownToken = lazyregexp.New(`(^|[^A-Za-z0-9_])((?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}|(?:xox[a-z]|xapp)-[A-Za-z0-9-]{10,})`)
 
 // Scrub returns text with credentials masked: the value of every
 // environment variable whose name says it holds one (environ is os.Environ

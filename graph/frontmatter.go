@@ -3,12 +3,13 @@ package graph
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // trimPySpace strips what Python's str.strip() strips: Unicode white space
@@ -215,11 +216,11 @@ func fmMergeSources(v *yaml.Node, depth int) []map[string]any {
 }
 
 var (
-	fmBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	fmNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	fmInt   = regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$`)
-	fmSexa  = regexp.MustCompile(`^[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$`)
-	fmFloat = regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	fmBool  = lazyregexp.New(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	fmNull  = lazyregexp.New(`^(?:~|null|Null|NULL|)$`)
+	fmInt   = lazyregexp.New(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$`)
+	fmSexa  = lazyregexp.New(`^[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$`)
+	fmFloat = lazyregexp.New(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 )
 
 // fmPlain resolves an unquoted scalar the way a YAML 1.1 safe loader does.

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -145,8 +145,8 @@ func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 }
 
 var (
-	issueID    = regexp.MustCompile(`^issue-(\d+)$`)
-	githubName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	issueID    = lazyregexp.New(`^issue-(\d+)$`)
+	githubName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 // IsGitHubName reports whether s is a GitHub owner or repository name in

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -80,7 +80,7 @@ const bugfixArtifact = "bugfix.md"
 // newID is the id a new item may take: one a shell, a URL and a branch
 // name carry unquoted. Existing folders are read whatever their names;
 // only new ones are held to it.
-var newID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var newID = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // NewItem starts the work item id: it creates the item's folder in the
 // spec directory and drafts in it every artifact the loop's gates will

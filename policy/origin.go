@@ -2,9 +2,9 @@ package policy
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -50,7 +50,7 @@ func originURL(co *repo.Checkout) string {
 }
 
 // githubRemote matches the https, ssh and scp-like forms of a GitHub URL.
-var githubRemote = regexp.MustCompile(`^(?:https://(?:[^@/]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)([^/]+)/([^/]+?)(?:\.git)?/?$`)
+var githubRemote = lazyregexp.New(`^(?:https://(?:[^@/]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)([^/]+)/([^/]+?)(?:\.git)?/?$`)
 
 // checkoutOrigin is the owner and name of the checkout's origin remote
 // when it is a GitHub repository whose names pass ValidGitHubName; ok is

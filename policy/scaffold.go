@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"regexp"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -119,9 +119,9 @@ func openCheckout(root string) (*repo.Checkout, error) {
 }
 
 var (
-	topLevelKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:`)
-	emptyOwner  = regexp.MustCompile(`^(\s+)owner: ""\s*$`)
-	emptyRepo   = regexp.MustCompile(`^(\s+)repo: ""\s*$`)
+	topLevelKey = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_-]*:`)
+	emptyOwner  = lazyregexp.New(`^(\s+)owner: ""\s*$`)
+	emptyRepo   = lazyregexp.New(`^(\s+)repo: ""\s*$`)
 )
 
 // withOrigin names owner/repo in the template's ticketing block by a

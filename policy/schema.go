@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 //go:embed schemas/harness-config.schema.json
@@ -27,8 +25,8 @@ var harnessSchemaJSON []byte
 //go:embed schemas/cli-config.schema.json
 var cliSchemaJSON []byte
 
-// Schema resource names. They are the schemas' own $id values, so a
-// validation error's schema location reads as the file it came from.
+// Schema names: the schemas' own $id values, which name them in the
+// error of one that does not compile.
 const (
 	harnessSchemaURL = "https://the-loop.dev/schemas/harness-config.schema.json"
 	cliSchemaURL     = "https://the-loop.dev/schemas/cli-config.schema.json"
@@ -42,37 +40,17 @@ func HarnessSchema() []byte { return slices.Clone(harnessSchemaJSON) }
 // The slice is a copy; callers may keep or modify it.
 func CLISchema() []byte { return slices.Clone(cliSchemaJSON) }
 
+// The schemas are compiled on first use, by the verbs that validate a
+// config; a verb that reads none (--version, --help, graph show outside a
+// repository) never pays for them.
 var (
-	harnessSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	harnessSchema = sync.OnceValues(func() (*compiledSchema, error) {
 		return compileSchema(harnessSchemaURL, harnessSchemaJSON)
 	})
-	cliSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	cliSchema = sync.OnceValues(func() (*compiledSchema, error) {
 		return compileSchema(cliSchemaURL, cliSchemaJSON)
 	})
 )
-
-// Prepare starts, in the background, the one piece of work every verb on
-// a repository needs that depends on nothing: compiling the harness config
-// schema, a few milliseconds of a short run. A caller with work of its own
-// to do first (parsing a command line) calls it early so the two overlap.
-// Calling it is optional and safe at any time.
-func Prepare() { go harnessSchema() }
-
-func compileSchema(url string, src []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
-	}
-	return s, nil
-}
 
 // ValidateHarness checks doc against the harness config schema. doc is a
 // decoded YAML or JSON document; YAML-only shapes (non-string map keys,
@@ -89,7 +67,7 @@ func ValidateCLI(doc any, file string) error {
 }
 
 // validateValue converts doc to JSON-compatible values and validates it.
-func validateValue(schema func() (*jsonschema.Schema, error), doc any, file string) error {
+func validateValue(schema func() (*compiledSchema, error), doc any, file string) error {
 	v, err := jsonValue(doc)
 	if err != nil {
 		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
@@ -100,20 +78,16 @@ func validateValue(schema func() (*jsonschema.Schema, error), doc any, file stri
 // validateDoc validates doc, which already holds JSON-compatible values (as
 // parseMapping returns them), and, when top is the YAML node doc was decoded
 // from, puts the offending line on the error.
-func validateDoc(schema func() (*jsonschema.Schema, error), doc any, file string, top *yaml.Node) error {
+func validateDoc(schema func() (*compiledSchema, error), doc any, file string, top *yaml.Node) error {
 	s, err := schema()
 	if err != nil {
 		return err // an embedded schema that does not compile is a build defect
 	}
-	err = s.Validate(doc)
-	if err == nil {
+	f := s.validate(doc, nil)
+	if f == nil {
 		return nil
 	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return &graph.ConfigError{File: file, Msg: "cannot be checked against the schema", Err: err}
-	}
-	return schemaError(verr, doc, file, top)
+	return schemaError(f, doc, file, top)
 }
 
 // problem is one leaf of a validation failure, already phrased for a person.
@@ -123,25 +97,25 @@ type problem struct {
 	msg  string
 }
 
-// schemaError turns the validator's error tree into one ConfigError naming the
-// first problem (in document order) and summarising the rest.
-func schemaError(verr *jsonschema.ValidationError, doc any, file string, top *yaml.Node) error {
-	var leaves []*jsonschema.ValidationError
-	var collect func(e *jsonschema.ValidationError)
-	collect = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
+// schemaError turns the validator's failure tree into one ConfigError
+// naming the first problem (in document order) and summarising the rest.
+func schemaError(root *failure, doc any, file string, top *yaml.Node) error {
+	var leaves []*failure
+	var collect func(f *failure)
+	collect = func(f *failure) {
+		if len(f.causes) == 0 {
+			leaves = append(leaves, f)
 			return
 		}
-		causes := e.Causes
-		if alternatives(e) {
-			causes = pruneAlternatives(e)
+		causes := f.causes
+		if f.kind == failNoneOf {
+			causes = pruneAlternatives(f)
 		}
 		for _, c := range causes {
 			collect(c)
 		}
 	}
-	collect(verr)
+	collect(root)
 
 	probs := make([]problem, 0, len(leaves))
 	for _, l := range leaves {
@@ -180,18 +154,6 @@ func schemaError(verr *jsonschema.ValidationError, doc any, file string, top *ya
 	return &graph.ConfigError{File: file, Line: first.line, Key: first.key, Msg: msg}
 }
 
-// alternatives reports whether e is a oneOf or anyOf that no alternative
-// satisfied, its causes being the alternatives' own failures.
-func alternatives(e *jsonschema.ValidationError) bool {
-	switch k := e.ErrorKind.(type) {
-	case *kind.AnyOf:
-		return true
-	case *kind.OneOf:
-		return len(k.Subschemas) == 0
-	}
-	return false
-}
-
 // pruneAlternatives keeps the failures an operator can act on when a value
 // fits none of several shapes (a person entry is a string or a mapping).
 // An alternative refused only for the value's type says nothing once
@@ -200,43 +162,38 @@ func alternatives(e *jsonschema.ValidationError) bool {
 // every alternative refused the type, the result is one type error naming
 // every type wanted ("got number, want string or object") rather than one
 // per alternative.
-func pruneAlternatives(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	var kept []*jsonschema.ValidationError
-	merged := &kind.Type{}
-	for _, c := range e.Causes {
-		t, ok := wrongType(c, e.InstanceLocation)
+func pruneAlternatives(f *failure) []*failure {
+	var kept []*failure
+	merged := newFailure(f.loc, failType)
+	for _, c := range f.causes {
+		t, ok := wrongType(c, f.loc)
 		if !ok {
 			kept = append(kept, c)
 			continue
 		}
-		merged.Got = t.Got
-		for _, w := range t.Want {
-			if !slices.Contains(merged.Want, w) {
-				merged.Want = append(merged.Want, w)
+		merged.got = t.got
+		for _, w := range t.want {
+			if !slices.Contains(merged.want, w) {
+				merged.want = append(merged.want, w)
 			}
 		}
 	}
 	if len(kept) > 0 {
 		return kept
 	}
-	return []*jsonschema.ValidationError{{
-		SchemaURL:        e.SchemaURL,
-		InstanceLocation: e.InstanceLocation,
-		ErrorKind:        merged,
-	}}
+	return []*failure{merged}
 }
 
-// wrongType returns the type error that is an alternative's only failure,
-// when it concerns the value at loc itself.
-func wrongType(e *jsonschema.ValidationError, loc []string) (*kind.Type, bool) {
-	for len(e.Causes) == 1 {
-		e = e.Causes[0]
+// wrongType returns the type failure that is an alternative's only
+// failure, when it concerns the value at loc itself.
+func wrongType(f *failure, loc []string) (*failure, bool) {
+	for len(f.causes) == 1 {
+		f = f.causes[0]
 	}
-	t, ok := e.ErrorKind.(*kind.Type)
-	if !ok || len(e.Causes) > 0 || !slices.Equal(e.InstanceLocation, loc) {
+	if f.kind != failType || len(f.causes) > 0 || !slices.Equal(f.loc, loc) {
 		return nil, false
 	}
-	return t, true
+	return f, true
 }
 
 // misplaced is a hint for keys that belong elsewhere, when where is
@@ -249,14 +206,14 @@ func misplaced(path, props []string) string {
 	return ""
 }
 
-// describe phrases one leaf error in the project's "got X, want Y" style.
-func describe(e *jsonschema.ValidationError, doc any, top *yaml.Node) problem {
-	path := e.InstanceLocation
+// describe phrases one leaf failure in the project's "got X, want Y" style.
+func describe(f *failure, doc any, top *yaml.Node) problem {
+	path := f.loc
 	p := problem{key: dottedKey(path, doc)}
 	p.line = lineOf(top, path, "")
-	switch k := e.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		props := slices.Clone(k.Properties)
+	switch f.kind {
+	case failAdditional:
+		props := slices.Clone(f.want)
 		slices.Sort(props)
 		if len(props) == 1 {
 			p.key = joinKey(p.key, props[0])
@@ -267,35 +224,54 @@ func describe(e *jsonschema.ValidationError, doc any, top *yaml.Node) problem {
 			p.msg = "unknown keys " + quoteList(props) + "; the schema does not allow them here"
 		}
 		p.msg += misplaced(path, props)
-	case *kind.Required:
-		if len(k.Missing) == 1 {
-			p.msg = fmt.Sprintf("missing required key %q", k.Missing[0])
+	case failRequired:
+		if len(f.want) == 1 {
+			p.msg = fmt.Sprintf("missing required key %q", f.want[0])
 		} else {
-			p.msg = "missing required keys " + quoteList(k.Missing)
+			p.msg = "missing required keys " + quoteList(f.want)
 		}
-	case *kind.Type:
-		p.msg = fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or "))
-	case *kind.Enum:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
+	case failType:
+		p.msg = fmt.Sprintf("got %s, want %s", f.got, strings.Join(f.want, " or "))
+	case failEnum:
+		want := make([]string, len(f.enum))
+		for i, w := range f.enum {
 			want[i] = fmt.Sprintf("%v", w)
 			if s, ok := w.(string); ok {
 				want[i] = strconv.Quote(s)
 			}
 		}
-		p.msg = fmt.Sprintf("got %s, want one of %s", gotValue(k.Got), strings.Join(want, ", "))
-	case *kind.Pattern:
-		p.msg = fmt.Sprintf("got %q, want a value matching %s", k.Got, k.Want)
+		p.msg = fmt.Sprintf("got %s, want one of %s", gotValue(f.got), strings.Join(want, ", "))
+	case failPattern:
+		p.msg = fmt.Sprintf("got %q, want a value matching %s", f.got, f.want[0])
 	default:
-		msg := e.Error()
-		if strings.HasPrefix(msg, "at '") {
-			if i := strings.Index(msg, "': "); i >= 0 {
-				msg = msg[i+3:]
-			}
+		// Worded as the library's leaf error, "at '<pointer>': <message>",
+		// with everything to the first "': " cut, as it always was.
+		msg := "at " + singleQuote(jsonPointer(path)) + ": " + f.msg
+		if i := strings.Index(msg, "': "); i >= 0 {
+			msg = msg[i+3:]
 		}
 		p.msg = msg
 	}
 	return p
+}
+
+// jsonPointer is the RFC 6901 pointer of tokens.
+func jsonPointer(tokens []string) string {
+	var b strings.Builder
+	for _, tok := range tokens {
+		b.WriteByte('/')
+		tok = strings.ReplaceAll(tok, "~", "~0")
+		b.WriteString(strings.ReplaceAll(tok, "/", "~1"))
+	}
+	return b.String()
+}
+
+// singleQuote quotes s as Go would, in single quotes.
+func singleQuote(s string) string {
+	s = strconv.Quote(s)
+	s = strings.ReplaceAll(s, `\"`, `"`)
+	s = strings.ReplaceAll(s, `'`, `\'`)
+	return "'" + s[1:len(s)-1] + "'"
 }
 
 func gotValue(v any) string {
@@ -418,7 +394,7 @@ const maxConfigBytes = 1 << 20
 const maxExpandedBytes = 4 * maxConfigBytes
 
 // yamlLine pulls "line N" out of a yaml.v3 error message.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = lazyregexp.New(`line (\d+)`)
 
 // yamlError is a yaml.v3 error with the "yaml: line N:" noise removed; the
 // line moves to the ConfigError.

@@ -7,9 +7,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
-	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // writable refuses op on rel in a checkout held in memory: every write
@@ -110,7 +111,7 @@ func (c *Checkout) WriteFile(rel string, data []byte, perm fs.FileMode) (err err
 
 // tempPattern is the name of a temporary file WriteFile makes: the target's
 // name between a dot and a number, as os.CreateTemp would name it.
-var tempPattern = regexp.MustCompile(`^\.(.+)\.[0-9]+\.tmp$`)
+var tempPattern = lazyregexp.New(`^\.(.+)\.[0-9]+\.tmp$`)
 
 func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
 	for range 100 {

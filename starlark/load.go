@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -31,10 +31,10 @@ const maxSource = 1 << 20
 const maxLoadDepth = 64
 
 // hookName is what may follow the x- prefix.
-var hookName = regexp.MustCompile(`^x-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var hookName = lazyregexp.New(`^x-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // dottedName is a module: name, a.b.c.
-var dottedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+var dottedName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 // IsModuleName reports whether s is a module: name Load accepts:
 // identifiers joined by dots, found on the hook path as a/b.star.

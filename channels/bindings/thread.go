@@ -3,8 +3,9 @@ package bindings
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // Thread is the Slack thread a work item is discussed in: a reply in it
@@ -22,8 +23,8 @@ type Thread struct {
 // one Slack sent, and a loose match would let two spellings of one thread
 // be bound to two work items.
 var (
-	slackChannel = regexp.MustCompile(`^[A-Z0-9]{2,32}$`)
-	slackTS      = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{1,9}$`)
+	slackChannel = lazyregexp.New(`^[A-Z0-9]{2,32}$`)
+	slackTS      = lazyregexp.New(`^[0-9]{1,12}\.[0-9]{1,9}$`)
 )
 
 // Want-clauses of a ThreadError: the shape Slack writes.

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // maxStderrBytes bounds what is kept of gh's stderr: enough for its message.
@@ -65,7 +66,7 @@ func (c *cliTransport) list(ctx context.Context, r request, max int) ([]json.Raw
 	}
 }
 
-var httpStatus = regexp.MustCompile(`\(HTTP (\d{3})\)`)
+var httpStatus = lazyregexp.New(`\(HTTP (\d{3})\)`)
 
 // send runs gh for r, waiting out a rate limit and retrying a repeatable
 // request's transient failure, as the api transport does.

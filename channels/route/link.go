@@ -1,24 +1,24 @@
 package route
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // branchIssue links a head branch to an issue of the pull request's own
 // repository by the naming convention the-loop's branches and GitHub's
 // follow: claude/github-issue-15-x, feature/issue-15.
-var branchIssue = regexp.MustCompile(`(?i)issue[-/](\d+)`)
+var branchIssue = lazyregexp.New(`(?i)issue[-/](\d+)`)
 
 // closingKeyword is a closing reference in a pull request's description,
 // in every form GitHub accepts: "Closes #15", "Fixes: #15",
 // "Resolves octo/repo#15", "fixed GH-15", "close
 // https://github.com/octo/repo/issues/15". The URL form comes first so a
 // link is never half-read as the "#" form.
-var closingKeyword = regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b\s*:?\s+(?:https?://[^\s/]+/([\w.-]+/[\w.-]+)/issues/(\d+)|([\w.-]+/[\w.-]+)?#(\d+)|GH-(\d+))`)
+var closingKeyword = lazyregexp.New(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b\s*:?\s+(?:https?://[^\s/]+/([\w.-]+/[\w.-]+)/issues/(\d+)|([\w.-]+/[\w.-]+)?#(\d+)|GH-(\d+))`)
 
 // LinkedWorkItems are the work items the pull request pr delivers, most
 // authoritative first, without repeats: the issue its head branch names

@@ -3,12 +3,12 @@ package slack
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/policy"
 )
 
@@ -106,7 +106,7 @@ func (c Config) Granted(event string) bool { return slices.Contains(c.Publish, e
 // reactionName is what Slack accepts as a reaction's name: an emoji's
 // short name without its colons (skin tones are "name::skin-tone-2",
 // which this refuses, as the-loop never sends one).
-var reactionName = regexp.MustCompile(`^[a-z0-9_+'-]{1,100}$`)
+var reactionName = lazyregexp.New(`^[a-z0-9_+'-]{1,100}$`)
 
 // removed are the keys an earlier channels.slack had, and what replaced
 // them. A value for one is refused rather than ignored: the operator meant

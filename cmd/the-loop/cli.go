@@ -29,7 +29,10 @@ type Globals struct {
 	opened *policy.Engine
 }
 
-// CLI is the command tree.
+// CLI is the command tree. A verb's field is never named as a global
+// flag's is (ConfigCmd, beside Globals.Config): kong, which flattens
+// Globals into CLI, tells fields apart by name when a parser leaves verbs
+// out (see newParser).
 type CLI struct {
 	Globals
 
@@ -38,7 +41,7 @@ type CLI struct {
 	New        NewCmd        `cmd:"" help:"Start a work item: create its spec folder with every artifact drafted for the loop's gates."`
 	Graph      GraphCmd      `cmd:"" help:"Inspect the process graph and move a work item through it."`
 	Hooks      HooksCmd      `cmd:"" help:"Check, run and test the repository's own Starlark hooks."`
-	Config     ConfigCmd     `cmd:"" help:"Validate configuration and print the embedded schemas."`
+	ConfigCmd  ConfigCmd     `cmd:"" name:"config" help:"Validate configuration and print the embedded schemas."`
 	Serve      ServeCmd      `cmd:"" help:"Receive GitHub webhooks and Slack events: verify, queue durably, process in order per work item."`
 	Sessions   SessionsCmd   `cmd:"" help:"Bind work items to the checkouts the-loop serve drives them in."`
 	Reply      ReplyCmd      `cmd:"" help:"Take one message heard on a chat channel through the inbound pipeline; print the outcome as JSON."`
@@ -66,33 +69,26 @@ func (c exitCode) Error() string { return fmt.Sprintf("exit %d", int(c)) }
 // run is the whole program, callable in-process by tests. It returns the
 // exit code: 0 success, 1 a negative answer, 2 could not run.
 func run(args []string, stdout, stderr io.Writer) int {
-	policy.Prepare()
-	var cli CLI
-	exit := -1
-	parser, err := kong.New(&cli,
-		kong.Name("the-loop"),
-		kong.Description("A policy engine for spec-driven development: which gates a work item has met, and which it has not."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exit = code }),
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{
-			"reportFormats": strings.Join(reportFormatNames(), ","),
-			"textFormats":   "text,json",
-			"graphFormats":  "text,json," + mermaidFormat,
-			"statusFormats": strings.Join(statusFormatNames(), ","),
-			"version":       version(),
-		},
-	)
-	if err != nil {
-		fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
-		return 2
-	}
 	out := newOutput(stdout, stderr)
 	if completing() {
+		exit := -1
+		parser, err := newParser(new(CLI), &exit, stdout, stderr, whole)
+		if err != nil {
+			return badGrammar(err, stderr)
+		}
 		return report(answerCompletion(parser, out.Stdout), out.Stderr)
 	}
-	ctx, err := parser.Parse(args)
+	if len(args) == 1 && args[0] == "--version" {
+		// The commonest way to ask, answered as kong's VersionFlag would
+		// (TestVersionAloneIsKongsAnswer) without building even the
+		// global flags' parser, which was most of what it cost.
+		fmt.Fprintln(stdout, version())
+		return 0
+	}
+	cli, ctx, exit, err := parseArgs(args, stdout, stderr)
+	if cli == nil {
+		return badGrammar(err, stderr)
+	}
 	if exit >= 0 {
 		return exit // --help, or kong's own exit
 	}
@@ -104,6 +100,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printNotes(out, cli.opened.Notes())
 	}
 	return reportAs(err, out, selectedFormat(ctx))
+}
+
+// badGrammar reports a command tree kong refuses: a defect of this
+// program, which no command line causes.
+func badGrammar(err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "the-loop: %s\n", visible(err.Error()))
+	return 2
 }
 
 // revisionFlags name the flag each kind of revision comes from.

@@ -30,3 +30,18 @@ func TestVersionSaysTheModuleVersionAndTheRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionAloneIsKongsAnswer: run answers --version alone itself; kong
+// answers it beside other arguments. Both say the same.
+func TestVersionAloneIsKongsAnswer(t *testing.T) {
+	alone, stderr, code := runCLI(t, nil, "--version")
+	if code != 0 || stderr != "" || alone != version()+"\n" {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, alone, stderr)
+	}
+	for _, args := range [][]string{{"-v", "--version"}, {"--version", "-v"}, {"check", "--version"}} {
+		stdout, stderr, code := runCLI(t, nil, args...)
+		if code != 0 || stderr != "" || stdout != alone {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 0 and %q", args, code, stdout, stderr, alone)
+		}
+	}
+}

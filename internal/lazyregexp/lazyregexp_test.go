@@ -1,0 +1,37 @@
+package lazyregexp
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestCompiledOnceOnFirstUse(t *testing.T) {
+	r := &Regexp{str: `^issue-(\d+)$`} // as New makes it outside a test binary
+	if r.rx != nil {
+		t.Fatal("compiled before use")
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if m := r.FindStringSubmatch("issue-12"); len(m) != 2 || m[1] != "12" {
+				t.Errorf("FindStringSubmatch = %q", m)
+			}
+		})
+	}
+	wg.Wait()
+	if r.String() != `^issue-(\d+)$` || !r.MatchString("issue-1") || r.MatchString("issue-") {
+		t.Errorf("the expression is not %q", `^issue-(\d+)$`)
+	}
+}
+
+func TestNewCompilesInATestBinary(t *testing.T) {
+	if !inTest {
+		t.Fatal("a test binary is not told apart")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a bad expression did not panic in New")
+		}
+	}()
+	New(`(`)
+}
