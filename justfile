@@ -45,6 +45,12 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzParseRef$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzItemOf$' -fuzztime {{seconds}}s ./channels
     go test -run '^$' -fuzz '^FuzzVocabularyParse$' -fuzztime {{seconds}}s ./channels
+    go test -run '^$' -fuzz '^FuzzFlatFrontMatter$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzPlainScalar$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzSections$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzMermaidBlocks$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzLowerText$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzFoldedText$' -fuzztime {{seconds}}s ./builtins
 
 # Write into dir a repository of n copies of the original project's own work items (needs its git mirror, see internal/corpus).
 corpus dir n="10000":

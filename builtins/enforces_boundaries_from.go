@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -73,8 +74,7 @@ func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 	var missing []graph.Message
 	for _, marker := range sectionParam(ctx.Params["markers"]) {
-		m := strings.ToLower(marker)
-		if strings.Contains(upBody, m) && !strings.Contains(downBody, m) {
+		if upBody.contains(marker) && !downBody.contains(marker) {
 			// No line: the finding is about what the downstream artifact
 			// lacks; the line that names the marker is in another file.
 			missing = append(missing, findingAt(where, "boundary named upstream is unanswered here: %s", marker))
@@ -86,9 +86,10 @@ func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 	return graph.Pass(enforcesBoundariesName, nil), nil
 }
 
-// joinedBodies is the lower-cased bodies (front matter removed) of paths,
-// joined by newlines, and a finding for each file that could not be read.
-func joinedBodies(ctx *graph.Context, paths []string) (string, []graph.Message) {
+// joinedBodies is the bodies (front matter removed) of paths, joined by
+// newlines, to search without regard to case, and a finding for each file
+// that could not be read.
+func joinedBodies(ctx *graph.Context, paths []string) (*foldedText, []graph.Message) {
 	var bodies []string
 	var failed []graph.Message
 	for _, p := range paths {
@@ -99,5 +100,116 @@ func joinedBodies(ctx *graph.Context, paths []string) (string, []graph.Message) 
 		}
 		bodies = append(bodies, body)
 	}
-	return strings.ToLower(strings.Join(bodies, "\n")), failed
+	return foldText(strings.Join(bodies, "\n")), failed
+}
+
+// foldedText is a text to search for phrases without regard to case: it
+// answers as strings.Contains(strings.ToLower(text),
+// strings.ToLower(phrase)) does, the reference implementation's
+// `phrase.lower() in text.lower()` as Go lowers.
+//
+// Lowering a design document character by character, on every check, was
+// a tenth of the work. An ASCII phrase, which every marker a shipped loop
+// declares is, is looked for in the text as it is, comparing ASCII letters
+// without regard to case: lowering puts ASCII into a text only where ASCII
+// was, but for two characters (U+0130 and U+212A, which lower to "i" and
+// "k"), and a text holding either is lowered in full instead.
+type foldedText struct {
+	text  string
+	ascii bool   // ASCII phrases can be looked for in text as it is
+	full  string // lowerText(text), once a phrase needs it
+	done  bool   // full is set
+}
+
+// asciiFromElsewhere are the characters outside ASCII that lower into it.
+var asciiFromElsewhere = []string{"\u0130", "\u212a"}
+
+func foldText(text string) *foldedText {
+	f := &foldedText{text: text, ascii: utf8.ValidString(text)}
+	for _, s := range asciiFromElsewhere {
+		if f.ascii && strings.Contains(text, s) {
+			f.ascii = false
+		}
+	}
+	return f
+}
+
+// contains reports whether the text holds phrase, without regard to case.
+func (f *foldedText) contains(phrase string) bool {
+	if f.ascii && isASCII(phrase) {
+		return containsFoldASCII(f.text, strings.ToLower(phrase))
+	}
+	if !f.done {
+		f.full, f.done = lowerText(f.text), true
+	}
+	return strings.Contains(f.full, strings.ToLower(phrase))
+}
+
+// containsFoldASCII reports whether text holds phrase, an ASCII phrase in
+// lower case, with text's ASCII letters compared in either case. A byte
+// of a character outside ASCII matches no byte of phrase.
+func containsFoldASCII(text, phrase string) bool {
+	if phrase == "" {
+		return true
+	}
+	first, other := phrase[0], phrase[0]
+	if 'a' <= first && first <= 'z' {
+		other = first - ('a' - 'A')
+	}
+	limit := len(text) - len(phrase) + 1 // where a match can start
+	// The next place each case of the first byte stands, at or after i:
+	// -2 before it is looked for, -1 when there is none.
+	nextFirst, nextOther := -2, -2
+	for i := 0; i < limit; {
+		if nextFirst != -1 && nextFirst < i {
+			nextFirst = indexFrom(text[:limit], first, i)
+		}
+		if nextOther != -1 && nextOther < i {
+			nextOther = indexFrom(text[:limit], other, i)
+		}
+		j := nextFirst
+		if j < 0 || nextOther >= 0 && nextOther < j {
+			j = nextOther
+		}
+		if j < 0 {
+			return false
+		}
+		if equalFoldASCII(text[j+1:j+len(phrase)], phrase[1:]) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// indexFrom is the index of the first c in s at or after from, or -1.
+func indexFrom(s string, c byte, from int) int {
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return -1
+}
+
+// equalFoldASCII reports whether s, as long as lower, is lower with its
+// ASCII capitals lowered.
+func equalFoldASCII(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
