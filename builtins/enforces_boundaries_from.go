@@ -124,10 +124,14 @@ type foldedText struct {
 // asciiFromElsewhere are the characters outside ASCII that lower into it.
 var asciiFromElsewhere = []string{"\u0130", "\u212a"}
 
+// foldText is text ready to search. Broken UTF-8 changes nothing on the
+// ASCII path: an ASCII byte decodes as itself wherever it stands, and
+// strings.ToLower turns only the bytes that do not decode into U+FFFD,
+// which is not ASCII either.
 func foldText(text string) *foldedText {
-	f := &foldedText{text: text, ascii: utf8.ValidString(text)}
+	f := &foldedText{text: text, ascii: true}
 	for _, s := range asciiFromElsewhere {
-		if f.ascii && strings.Contains(text, s) {
+		if strings.Contains(text, s) {
 			f.ascii = false
 		}
 	}
