@@ -152,38 +152,64 @@ func (f *foldedText) contains(phrase string) bool {
 // containsFoldASCII reports whether text holds phrase, an ASCII phrase in
 // lower case, with text's ASCII letters compared in either case. A byte
 // of a character outside ASCII matches no byte of phrase.
+//
+// It looks for the phrase's rarest letter, in either case, and compares
+// the phrase around each place it stands: in prose a phrase's first letter
+// is often everywhere (the "t" of "trust boundary").
 func containsFoldASCII(text, phrase string) bool {
 	if phrase == "" {
 		return true
 	}
-	first, other := phrase[0], phrase[0]
-	if 'a' <= first && first <= 'z' {
-		other = first - ('a' - 'A')
+	if len(phrase) > len(text) {
+		return false
 	}
-	limit := len(text) - len(phrase) + 1 // where a match can start
-	// The next place each case of the first byte stands, at or after i:
-	// -2 before it is looked for, -1 when there is none.
-	nextFirst, nextOther := -2, -2
-	for i := 0; i < limit; {
-		if nextFirst != -1 && nextFirst < i {
-			nextFirst = indexFrom(text[:limit], first, i)
+	k := rarestLetter(phrase)
+	lower, upper := phrase[k], phrase[k]
+	if 'a' <= lower && lower <= 'z' {
+		upper = lower - ('a' - 'A')
+	}
+	// The anchor stands at k in a match, which starts at most at last.
+	last := len(text) - len(phrase)
+	window := text[:last+k+1]
+	// The next place each case of the anchor stands, at or after i: -2
+	// before it is looked for, -1 when there is none.
+	nextLower, nextUpper := -2, -2
+	for i := k; i < len(window); {
+		if nextLower != -1 && nextLower < i {
+			nextLower = indexFrom(window, lower, i)
 		}
-		if nextOther != -1 && nextOther < i {
-			nextOther = indexFrom(text[:limit], other, i)
+		if nextUpper != -1 && nextUpper < i {
+			nextUpper = indexFrom(window, upper, i)
 		}
-		j := nextFirst
-		if j < 0 || nextOther >= 0 && nextOther < j {
-			j = nextOther
+		j := nextLower
+		if j < 0 || nextUpper >= 0 && nextUpper < j {
+			j = nextUpper
 		}
 		if j < 0 {
 			return false
 		}
-		if equalFoldASCII(text[j+1:j+len(phrase)], phrase[1:]) {
+		if equalFoldASCII(text[j-k:j-k+len(phrase)], phrase) {
 			return true
 		}
 		i = j + 1
 	}
 	return false
+}
+
+// letterRarity ranks the lower-case letters from the most to the least
+// common in English prose.
+const letterRarity = "etaoinshrdlcumwfgypbvkjxqz"
+
+// rarestLetter is the index in phrase of its least common letter, or 0
+// when it has none.
+func rarestLetter(phrase string) int {
+	at, rank := 0, -1
+	for i := 0; i < len(phrase); i++ {
+		if r := strings.IndexByte(letterRarity, phrase[i]); r > rank {
+			at, rank = i, r
+		}
+	}
+	return at
 }
 
 // indexFrom is the index of the first c in s at or after from, or -1.

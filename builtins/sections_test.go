@@ -207,6 +207,7 @@ var foldCases = [][2]string{
 	{"A Trust Boundary here", "trust boundary"}, {"TRUST\nBOUNDARY", "trust\nboundary"}, {"abuse CASE", "Abuse Case"},
 	{"\u212aelvin", "kelvin"}, {"\u0130nput", "input"}, {"İstanbul — ŞEHİR", "şehir"}, {"ΣΑΣ", "σασ"}, {"\xffA", "a"},
 	{"résumé", "RÉSUMÉ"}, {"no match", "boundary"}, {"", ""}, {"x", ""},
+	{"boundary", "BOUNDARY"}, {"xyTrust BoundarY", "trust boundary"}, {"trust boundar", "trust boundary"}, {"yyy", "y"}, {"a-b c", "-b"},
 }
 
 func TestFoldedTextAnswersAsLoweringBoth(t *testing.T) {
