@@ -47,6 +47,49 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzParseRef$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzItemOf$' -fuzztime {{seconds}}s ./channels
     go test -run '^$' -fuzz '^FuzzVocabularyParse$' -fuzztime {{seconds}}s ./channels
+    go test -run '^$' -fuzz '^FuzzFlatFrontMatter$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzPlainScalar$' -fuzztime {{seconds}}s ./graph
+    go test -run '^$' -fuzz '^FuzzSections$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzMermaidBlocks$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzLowerText$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzFoldedText$' -fuzztime {{seconds}}s ./builtins
+
+# Write into dir a repository of n copies of the original project's own work items (needs its git mirror, see internal/corpus).
+corpus dir n="10000":
+    mkdir -p {{dir}}
+    THE_LOOP_CORPUS_REPO={{dir}} THE_LOOP_CORPUS_ITEMS={{n}} go test ./policy -run '^TestWriteCorpusRepo$' -count=1 >/dev/null
+
+# Time whole `check --all` processes on 109, 1,000 and 10,000 copies of the original's work items.
+bench-corpus runs="11":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    go build -o "$dir/the-loop" ./cmd/the-loop
+    for n in 109 1000 10000; do
+        mkdir -p "$dir/r$n"
+        THE_LOOP_CORPUS_REPO="$dir/r$n" THE_LOOP_CORPUS_ITEMS=$n go test ./policy -run '^TestWriteCorpusRepo$' -count=1 >/dev/null
+        go run ./tools/proctime -n {{runs}} -- "$dir/the-loop" check --all --repo "$dir/r$n"
+    done
+
+# Time the Python tool's `check --all` (in-process, through its test seam THE_LOOP_SERVICE_LOCAL=1) against this build's, in one interleaved run on 109 copies of its own work items (needs its mirror, and python3 with PyYAML).
+bench-python runs="5":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    mirror=${THE_LOOP_PY_MIRROR:-/work/.mirror/MadaraUchiha-314+the-loop/repo}
+    git -C "$mirror" archive HEAD cli | tar -x -C "$dir"
+    mkdir -p "$dir/repo"
+    THE_LOOP_CORPUS_REPO="$dir/repo" THE_LOOP_CORPUS_ITEMS=109 go test ./policy -run '^TestWriteCorpusRepo$' -count=1 >/dev/null
+    go build -o "$dir/the-loop" ./cmd/the-loop
+    go build -o "$dir/proctime" ./tools/proctime
+    cd "$dir/repo"
+    "$dir/proctime" -n {{runs}} -- env THE_LOOP_SERVICE_LOCAL=1 PYTHONPATH="$dir/cli" python3 -m the_loop check --all -- "$dir/the-loop" check --all
+
+# Profile `check --all` over 10,000 copies of the original's work items: CPU and heap profiles, and the test binary they belong to, in dir (go tool pprof dir/the-loop.test dir/cpu.prof).
+profile-check dir="/tmp/the-loop-profile":
+    mkdir -p {{dir}}/repo
+    THE_LOOP_CORPUS_REPO={{dir}}/repo THE_LOOP_CORPUS_ITEMS=10000 go test ./policy -run '^TestWriteCorpusRepo$' -count=1 >/dev/null
+    THE_LOOP_CORPUS_REPO={{dir}}/repo go test ./cmd/the-loop -run '^$' -bench '^BenchmarkCheckAllCorpusEnv$' -benchtime 3x -benchmem -cpuprofile {{dir}}/cpu.prof -memprofile {{dir}}/mem.prof -o {{dir}}/the-loop.test
 
 # Time whole start-up processes against a hello-world Go binary (issue 13): --version, --help, and graph show outside any repository and in the demo.
 bench-start runs="41":

@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -73,8 +74,7 @@ func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 	var missing []graph.Message
 	for _, marker := range sectionParam(ctx.Params["markers"]) {
-		m := strings.ToLower(marker)
-		if strings.Contains(upBody, m) && !strings.Contains(downBody, m) {
+		if upBody.contains(marker) && !downBody.contains(marker) {
 			// No line: the finding is about what the downstream artifact
 			// lacks; the line that names the marker is in another file.
 			missing = append(missing, findingAt(where, "boundary named upstream is unanswered here: %s", marker))
@@ -86,9 +86,10 @@ func (enforcesBoundaries) Run(ctx *graph.Context) (graph.Result, error) {
 	return graph.Pass(enforcesBoundariesName, nil), nil
 }
 
-// joinedBodies is the lower-cased bodies (front matter removed) of paths,
-// joined by newlines, and a finding for each file that could not be read.
-func joinedBodies(ctx *graph.Context, paths []string) (string, []graph.Message) {
+// joinedBodies is the bodies (front matter removed) of paths, joined by
+// newlines, to search without regard to case, and a finding for each file
+// that could not be read.
+func joinedBodies(ctx *graph.Context, paths []string) (*foldedText, []graph.Message) {
 	var bodies []string
 	var failed []graph.Message
 	for _, p := range paths {
@@ -99,5 +100,146 @@ func joinedBodies(ctx *graph.Context, paths []string) (string, []graph.Message) 
 		}
 		bodies = append(bodies, body)
 	}
-	return strings.ToLower(strings.Join(bodies, "\n")), failed
+	return foldText(strings.Join(bodies, "\n")), failed
+}
+
+// foldedText is a text to search for phrases without regard to case: it
+// answers as strings.Contains(strings.ToLower(text),
+// strings.ToLower(phrase)) does, the reference implementation's
+// `phrase.lower() in text.lower()` as Go lowers.
+//
+// Lowering a design document character by character, on every check, was
+// a tenth of the work. An ASCII phrase, which every marker a shipped loop
+// declares is, is looked for in the text as it is, comparing ASCII letters
+// without regard to case: lowering puts ASCII into a text only where ASCII
+// was, but for two characters (U+0130 and U+212A, which lower to "i" and
+// "k"), and a text holding either is lowered in full instead.
+type foldedText struct {
+	text  string
+	ascii bool   // ASCII phrases can be looked for in text as it is
+	full  string // lowerText(text), once a phrase needs it
+	done  bool   // full is set
+}
+
+// asciiFromElsewhere are the characters outside ASCII that lower into it.
+var asciiFromElsewhere = []string{"\u0130", "\u212a"}
+
+// foldText is text ready to search. Broken UTF-8 changes nothing on the
+// ASCII path: an ASCII byte decodes as itself wherever it stands, and
+// strings.ToLower turns only the bytes that do not decode into U+FFFD,
+// which is not ASCII either.
+func foldText(text string) *foldedText {
+	f := &foldedText{text: text, ascii: true}
+	for _, s := range asciiFromElsewhere {
+		if strings.Contains(text, s) {
+			f.ascii = false
+		}
+	}
+	return f
+}
+
+// contains reports whether the text holds phrase, without regard to case.
+func (f *foldedText) contains(phrase string) bool {
+	if f.ascii && isASCII(phrase) {
+		return containsFoldASCII(f.text, strings.ToLower(phrase))
+	}
+	if !f.done {
+		f.full, f.done = lowerText(f.text), true
+	}
+	return strings.Contains(f.full, strings.ToLower(phrase))
+}
+
+// containsFoldASCII reports whether text holds phrase, an ASCII phrase in
+// lower case, with text's ASCII letters compared in either case. A byte
+// of a character outside ASCII matches no byte of phrase.
+//
+// It looks for the phrase's rarest letter, in either case, and compares
+// the phrase around each place it stands: in prose a phrase's first letter
+// is often everywhere (the "t" of "trust boundary").
+func containsFoldASCII(text, phrase string) bool {
+	if phrase == "" {
+		return true
+	}
+	if len(phrase) > len(text) {
+		return false
+	}
+	k := rarestLetter(phrase)
+	lower, upper := phrase[k], phrase[k]
+	if 'a' <= lower && lower <= 'z' {
+		upper = lower - ('a' - 'A')
+	}
+	// The anchor stands at k in a match, which starts at most at last.
+	last := len(text) - len(phrase)
+	window := text[:last+k+1]
+	// The next place each case of the anchor stands, at or after i: -2
+	// before it is looked for, -1 when there is none.
+	nextLower, nextUpper := -2, -2
+	for i := k; i < len(window); {
+		if nextLower != -1 && nextLower < i {
+			nextLower = indexFrom(window, lower, i)
+		}
+		if nextUpper != -1 && nextUpper < i {
+			nextUpper = indexFrom(window, upper, i)
+		}
+		j := nextLower
+		if j < 0 || nextUpper >= 0 && nextUpper < j {
+			j = nextUpper
+		}
+		if j < 0 {
+			return false
+		}
+		if equalFoldASCII(text[j-k:j-k+len(phrase)], phrase) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// letterRarity ranks the lower-case letters from the most to the least
+// common in English prose.
+const letterRarity = "etaoinshrdlcumwfgypbvkjxqz"
+
+// rarestLetter is the index in phrase of its least common letter, or 0
+// when it has none.
+func rarestLetter(phrase string) int {
+	at, rank := 0, -1
+	for i := 0; i < len(phrase); i++ {
+		if r := strings.IndexByte(letterRarity, phrase[i]); r > rank {
+			at, rank = i, r
+		}
+	}
+	return at
+}
+
+// indexFrom is the index of the first c in s at or after from, or -1.
+func indexFrom(s string, c byte, from int) int {
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return -1
+}
+
+// equalFoldASCII reports whether s, as long as lower, is lower with its
+// ASCII capitals lowered.
+func equalFoldASCII(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // Markdown artifact reading shared by the content hooks: front-matter values
@@ -141,43 +144,137 @@ type mdSection struct {
 // level, so a section owns its subsections. Headings inside ``` fences are
 // not headings. When a title repeats, the last occurrence's content and line
 // win and the first occurrence's position is kept.
+//
+// It reads the document once: a heading's section ends where the first
+// later heading of its level or higher starts, which a stack of the
+// headings still open finds as it goes, and each content is a slice of
+// text, not a copy. The gates ask it of every artifact they read on every
+// node, and a section that nests others would otherwise be joined again for
+// each heading above it.
 func fmSections(text string) []mdSection {
 	type head struct {
-		title        string
-		level, start int
+		title string
+		level int
+		line  int // 0-based line of the heading
+		from  int // offset of the line after it
+		to    int // offset where its content ends; -1 while open
 	}
-	lines := strings.Split(text, "\n")
-	var heads []head
+	// Most documents have a few dozen headings and nest a few deep: their
+	// lists start on the stack.
+	var headBuf [64]head
+	var openBuf [16]int
+	heads := headBuf[:0]
+	open := openBuf[:0] // indexes into heads, levels strictly rising
 	fenced := false
-	for i, line := range lines {
-		if strings.HasPrefix(strings.TrimLeftFunc(line, fmSpace), "```") {
+	for line, at := 0, 0; at <= len(text); line++ {
+		end := strings.IndexByte(text[at:], '\n')
+		next := at + end + 1
+		if end < 0 {
+			end, next = len(text)-at, len(text)+1
+		}
+		l := text[at : at+end]
+		switch {
+		case isFence(l):
 			fenced = !fenced
-			continue
-		}
-		if !fenced && strings.HasPrefix(line, "#") {
-			rest := strings.TrimLeft(line, "#")
-			heads = append(heads, head{title: fmTrim(rest), level: len(line) - len(rest), start: i})
-		}
-	}
-	var out []mdSection
-	index := map[string]int{}
-	for n, h := range heads {
-		end := len(lines)
-		for _, next := range heads[n+1:] {
-			if next.level <= h.level {
-				end = next.start
-				break
+		case !fenced && strings.HasPrefix(l, "#"):
+			rest := strings.TrimLeft(l, "#")
+			level := len(l) - len(rest)
+			for len(open) > 0 && heads[open[len(open)-1]].level >= level {
+				// The "\n" that ends the line before this heading is no
+				// part of the section it closes.
+				heads[open[len(open)-1]].to = at - 1
+				open = open[:len(open)-1]
 			}
+			open = append(open, len(heads))
+			heads = append(heads, head{title: fmTrim(rest), level: level, line: line, from: next, to: -1})
 		}
-		content := fmTrim(strings.Join(lines[h.start+1:end], "\n"))
-		if at, seen := index[h.title]; seen {
-			out[at].Content, out[at].Line = content, h.start+1
+		at = next
+	}
+	if len(heads) == 0 {
+		return nil
+	}
+	out := make([]mdSection, 0, len(heads))
+	var index map[string]int // by title; only for many headings
+	if len(heads) > 32 {
+		index = make(map[string]int, len(heads))
+	}
+	for _, h := range heads {
+		content := ""
+		switch {
+		case h.to < 0 && h.from < len(text):
+			content = fmTrim(text[h.from:])
+		case h.to >= h.from:
+			content = fmTrim(text[h.from:h.to])
+		}
+		at, seen := -1, false
+		if index != nil {
+			at, seen = index[h.title]
+		} else {
+			at = slices.IndexFunc(out, func(s mdSection) bool { return s.Title == h.title })
+			seen = at >= 0
+		}
+		if seen {
+			out[at].Content, out[at].Line = content, h.line+1
 			continue
 		}
-		index[h.title] = len(out)
-		out = append(out, mdSection{Title: h.title, Content: content, Line: h.start + 1})
+		if index != nil {
+			index[h.title] = len(out)
+		}
+		out = append(out, mdSection{Title: h.title, Content: content, Line: h.line + 1})
 	}
 	return out
+}
+
+// isFence reports whether line opens or closes a ``` fence: its first
+// character that is not fmSpace is the first of three backticks.
+func isFence(line string) bool {
+	if line == "" {
+		return false
+	}
+	if c := line[0]; c < utf8.RuneSelf && !fmSpace(rune(c)) {
+		// The usual line, which starts with what it says: no need to trim.
+		return strings.HasPrefix(line, "```")
+	}
+	return strings.HasPrefix(strings.TrimLeftFunc(line, fmSpace), "```")
+}
+
+// sectionsKey is the key artifactSections keeps an artifact's sections
+// under, in the evaluation's graph.Files.
+type sectionsKey struct{}
+
+// artifactSections is fmSections of body, the body of rel, split once per
+// evaluation: the gates of eight nodes read the sections of the shared
+// execution log. Callers must not modify the result.
+func artifactSections(files *graph.Files, rel, body string) []mdSection {
+	return files.Derived(rel, sectionsKey{}, func() any { return fmSections(body) }).([]mdSection)
+}
+
+// lowerText is strings.ToLower(s): for valid UTF-8, which is all a
+// checkout's text artifacts can be (graph.Files reads nothing else), by a
+// loop that lowers ASCII letters itself and asks package unicode only about
+// other characters, where strings.ToLower maps every character of a text
+// with one non-ASCII character in it through a call. Gates lower whole
+// documents to compare them without regard to case.
+func lowerText(s string) string {
+	if !utf8.ValidString(s) {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(unicode.ToLower(r))
+		i += w
+	}
+	return b.String()
 }
 
 // mermaidBlock is the body of one ```mermaid fence. Line is the 1-based line
@@ -189,28 +286,38 @@ type mermaidBlock struct {
 
 // fmMermaidBlocks finds every ```mermaid fenced block in document order. Any
 // line starting with ``` closes the block; a block left open runs to the end
-// of the document, which is how a markdown renderer shows it.
+// of the document, which is how a markdown renderer shows it. Each body is
+// a slice of text: its lines are consecutive there.
 func fmMermaidBlocks(text string) []mermaidBlock {
 	var out []mermaidBlock
-	var buf []string
-	open := 0
-	for i, line := range strings.Split(text, "\n") {
-		stripped := fmTrim(line)
-		if open == 0 {
-			if strings.HasPrefix(stripped, "```mermaid") {
-				open, buf = i+1, nil
-			}
-			continue
+	open, from := 0, 0 // the opening fence's line (0: none open), where the body starts
+	for line, at := 0, 0; at <= len(text); line++ {
+		end := strings.IndexByte(text[at:], '\n')
+		next := at + end + 1
+		if end < 0 {
+			end, next = len(text)-at, len(text)+1
 		}
-		if strings.HasPrefix(stripped, "```") {
-			out = append(out, mermaidBlock{Line: open, Body: strings.Join(buf, "\n")})
+		stripped := fmTrim(text[at : at+end])
+		switch {
+		case open == 0 && strings.HasPrefix(stripped, "```mermaid"):
+			open, from = line+1, next
+		case open != 0 && strings.HasPrefix(stripped, "```"):
+			out = append(out, mermaidBlock{Line: open, Body: span(text, from, at-1)})
 			open = 0
-			continue
 		}
-		buf = append(buf, line)
+		at = next
 	}
 	if open != 0 {
-		out = append(out, mermaidBlock{Line: open, Body: strings.Join(buf, "\n")})
+		out = append(out, mermaidBlock{Line: open, Body: span(text, from, len(text))})
 	}
 	return out
+}
+
+// span is text[from:to], "" when the span is empty (to < from: a block
+// with no lines, or one that would start past the end).
+func span(text string, from, to int) string {
+	if to <= from || from >= len(text) {
+		return ""
+	}
+	return text[from:to]
 }

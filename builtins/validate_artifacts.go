@@ -274,7 +274,7 @@ func checkArtifactContent(ctx *graph.Context, path string, checks ArtifactChecks
 	}
 
 	if titles := checks.Sections; len(titles) > 0 {
-		found := fmSections(body)
+		found := artifactSections(ctx.Files, path, body)
 		for _, title := range titles {
 			i := slices.IndexFunc(found, func(s mdSection) bool { return s.Title == title })
 			switch {

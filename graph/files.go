@@ -44,6 +44,10 @@ type Files struct {
 }
 
 type cachedFile struct {
+	statOnce sync.Once
+	info     fs.FileInfo
+	statErr  error
+
 	readOnce sync.Once
 	data     []byte
 	err      error
@@ -56,6 +60,15 @@ type cachedFile struct {
 	fm      map[string]any
 	body    string
 	fmLines FrontMatterLines
+
+	derivedMu sync.Mutex
+	derived   map[any]*derivation // by key; see Files.Derived
+}
+
+// derivation is one value Files.Derived computed.
+type derivation struct {
+	once  sync.Once
+	value any
 }
 
 // NewFiles returns a caching reader of co, for one read-only evaluation.
@@ -79,21 +92,27 @@ func (f *Files) get(rel string) *cachedFile {
 		data, err := f.co.ReadFile(rel, MaxArtifactBytes)
 		return &cachedFile{data: data, err: err}
 	}
-	// Read outside the lock, once per path: hooks reading on other cores
-	// must not wait behind a read of an unrelated file.
-	f.mu.Lock()
-	c, ok := f.m[rel]
-	if !ok {
-		c = &cachedFile{}
-		f.m[rel] = c
-	}
-	f.mu.Unlock()
+	c := f.entry(rel)
 	c.readOnce.Do(func() {
 		c.data, c.err = f.co.ReadFile(rel, MaxArtifactBytes)
 		if c.err == nil && f.kept.Add(int64(len(c.data))) > MaxEvaluationBytes {
 			c.data, c.err = nil, fmt.Errorf("read %s: %w", rel, ErrTooMuchRead)
 		}
 	})
+	return c
+}
+
+// entry is rel's cache entry, made on first use. Reads and stats happen
+// outside the lock, once per path: hooks reading on other cores must not
+// wait behind a read of an unrelated file.
+func (f *Files) entry(rel string) *cachedFile {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.m[rel]
+	if !ok {
+		c = &cachedFile{}
+		f.m[rel] = c
+	}
 	return c
 }
 
@@ -108,12 +127,19 @@ func (f *Files) ReadFile(rel string) ([]byte, error) {
 	return c.data, c.err
 }
 
-// Stat describes rel inside the checkout (links inside followed).
+// Stat describes rel inside the checkout (links inside followed). A
+// read-only evaluation stats each path once: every node's gate resolves
+// its artifacts, and most nodes name the same few files.
 func (f *Files) Stat(rel string) (fs.FileInfo, error) {
 	if f == nil || f.co == nil {
 		return nil, ErrNoCheckout
 	}
-	return f.co.Stat(rel)
+	if f.m == nil {
+		return f.co.Stat(rel)
+	}
+	c := f.entry(rel)
+	c.statOnce.Do(func() { c.info, c.statErr = f.co.Stat(rel) })
+	return c.info, c.statErr
 }
 
 // ReadDir lists the directory rel inside the checkout, sorted.
@@ -185,4 +211,32 @@ func (f *Files) frontMatter(rel string) (*cachedFile, error) {
 	}
 	c.fmOnce.Do(func() { c.fm, c.body, c.fmLines = SplitFrontMatterLines(text) })
 	return c, nil
+}
+
+// Derived returns what derive computes about rel, computing it once per
+// path and key in a read-only evaluation (and on every call otherwise),
+// even when hooks on several cores ask at once. The content hooks ask the
+// same question of the same artifact on node after node (the sections of
+// execution-log.md, on eight of them): the first answer stands for the
+// evaluation, as its first read does. key tells derivations apart, as a
+// context key does: a value of a type the caller does not export. derive
+// must depend on nothing but rel's contents, and callers must not modify
+// what it returns.
+func (f *Files) Derived(rel string, key any, derive func() any) any {
+	if !f.Cached() {
+		return derive()
+	}
+	c := f.entry(rel)
+	c.derivedMu.Lock()
+	d, ok := c.derived[key]
+	if !ok {
+		if c.derived == nil {
+			c.derived = map[any]*derivation{}
+		}
+		d = &derivation{}
+		c.derived[key] = d
+	}
+	c.derivedMu.Unlock()
+	d.once.Do(func() { d.value = derive() })
+	return d.value
 }

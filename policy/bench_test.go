@@ -1,17 +1,21 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
 	"github.com/the-loop/the-loop/internal/benchcpu"
+	"github.com/the-loop/the-loop/internal/corpus"
 )
 
 // writeBenchRepo writes an adopted repository with n work items spread over
@@ -61,6 +65,41 @@ func writeBenchRepo(tb testing.TB, root string, n int) {
 func TestWriteBenchRepo(t *testing.T) {
 	writeInto(t, "THE_LOOP_BENCH_REPO", func(dir string) { writeBenchRepo(t, dir, 200) })
 }
+
+// TestWriteCorpusRepo writes a repository of the original project's own
+// work items to $THE_LOOP_CORPUS_REPO, $THE_LOOP_CORPUS_ITEMS of them
+// (default 1,000), for timing whole processes on realistic items (see
+// package corpus); it skips when the original's mirror is not here.
+func TestWriteCorpusRepo(t *testing.T) {
+	n := 1000
+	if s := os.Getenv("THE_LOOP_CORPUS_ITEMS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 0 {
+			t.Fatalf("THE_LOOP_CORPUS_ITEMS=%q: want a count of work items", s)
+		}
+	}
+	writeInto(t, "THE_LOOP_CORPUS_REPO", func(dir string) {
+		if err := loadCorpus(t).Write(dir, n); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// loadCorpus reads the original's work items once per process, skipping
+// when its mirror is not on this machine.
+func loadCorpus(tb testing.TB) *corpus.Source {
+	tb.Helper()
+	src, err := sharedCorpus()
+	if errors.Is(err, corpus.ErrNoMirror) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return src
+}
+
+var sharedCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
 
 // writeInto calls write with the directory $env names, for the justfile's
 // process benchmarks; the test is skipped when it names none.
@@ -119,6 +158,28 @@ func BenchmarkCheckAll200(b *testing.B) {
 		items, _ := e.Items()
 		reps, err := e.Check(items, false, Selector{})
 		if err != nil || len(reps) != 200 {
+			b.Fatal(err, len(reps))
+		}
+	}
+}
+
+// BenchmarkCheckCorpus1000 is check --all over 1,000 copies of the
+// original project's own work items (see package corpus): the engine's
+// share of a whole process, with every report handed over.
+func BenchmarkCheckCorpus1000(b *testing.B) {
+	root := b.TempDir()
+	if err := loadCorpus(b).Write(root, 1000); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := Open(Options{Repo: root, Events: discard{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		items, _ := e.Items()
+		reps, err := e.Check(items, false, Selector{})
+		if err != nil || len(reps) != 1000 {
 			b.Fatal(err, len(reps))
 		}
 	}

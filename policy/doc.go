@@ -6,7 +6,9 @@
 // # The engine
 //
 // [Open] reads a repository (it never writes). [Engine.Check] evaluates work
-// items purely, on every core; [Engine.Advance], [Engine.Complete],
+// items purely, on every core ([Engine.CheckEach] hands each report over as
+// it is done, in item order, so that a caller writing them out holds a few,
+// not all); [Engine.Advance], [Engine.Complete],
 // [Engine.Run], [Engine.Skip] and [Engine.Force] move one, on the loop its
 // state records ([Engine.Runtime] says which: the work-item loop, the
 // contribution or ad-hoc loop when the state names one, or the pull-request

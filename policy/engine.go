@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -446,54 +445,192 @@ func (e *Engine) Items() ([]string, error) {
 // reports come back with an *ItemsError naming each that failed. Any
 // other error (a configuration or hook module that cannot load) fails
 // every item alike and is returned alone, the first in order.
+//
+// Check holds every report until the last is done; CheckEach hands each
+// over as it is.
 func (e *Engine) Check(items []string, recompute bool, sel Selector) ([]*graph.StatusReport, error) {
+	reports := make([]*graph.StatusReport, 0, len(items))
+	err := e.CheckEach(items, recompute, sel, func(r *graph.StatusReport) error {
+		reports = append(reports, r)
+		return nil
+	})
+	var failed ItemsError
+	if err != nil && !errors.As(err, &failed) {
+		return nil, err
+	}
+	return reports, err
+}
+
+// CheckEach is Check, handing each report to yield as soon as its item
+// and every item before it are evaluated, in the order of items, from the
+// calling goroutine. Only a few items are evaluated ahead of the one yield
+// waits for, so memory stays that of a few reports however many items
+// there are: a caller that writes each report out and lets it go checks
+// ten thousand items in the memory of a handful.
+//
+// The errors are Check's. An *ItemsError comes after every report. An
+// error that fails every item comes before any report: CheckEach first
+// builds every loop an item may walk, and when one cannot be built it
+// evaluates all the items before handing any over, so that the error is
+// that of the first item in order to meet it, and a caller has written
+// nothing when it gets it. (Only an engine that reloads its hooks, whose
+// modules can change on disk during the run, can still meet such an error
+// after a report has been handed over.) An error yield returns stops the
+// evaluation and is returned.
+func (e *Engine) CheckEach(items []string, recompute bool, sel Selector, yield func(*graph.StatusReport) error) error {
 	// What changed is every item's ctx.changed: a base git cannot use
 	// fails them all, once.
 	if _, err := e.Changes(); err != nil {
-		return nil, err
+		return err
 	}
 	if e.rules != nil {
 		e.rules.prefetch(e.SpecDirRel(), len(items))
 	}
-	reports := make([]*graph.StatusReport, len(items))
-	errs := make([]error, len(items))
-	next := make(chan int)
-	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), maxCheckWorkers, len(items))
 	if e.replies != nil {
 		// Each item waits on its thread's listing, not on a core.
 		workers = min(maxCheckWorkers, len(items))
 	}
+	eval := func(item string) (*graph.StatusReport, error) { return e.check(item, recompute, sel) }
+	var failed ItemsError
+	var err error
+	if len(items) > 0 && !e.loopsBuild(sel) {
+		err = e.checkWhole(items, workers, eval, yield, &failed)
+	} else {
+		err = inOrder(items, workers, checkAhead*max(workers, 1), eval, func(i int, r *graph.StatusReport, err error) error {
+			switch {
+			case err == nil:
+				return yield(r)
+			case isItemError(err):
+				failed = append(failed, ItemFailure{Item: items[i], Err: err})
+				return nil
+			}
+			return err
+		})
+	}
+	if err != nil {
+		return err
+	}
+	e.noteGateEdits()
+	e.noteUnreplied()
+	if len(failed) > 0 {
+		return failed
+	}
+	return nil
+}
+
+// checkAhead is how many items per worker CheckEach evaluates ahead of
+// the one its caller waits for: enough that a slow item does not idle the
+// other cores, few enough that the reports held are a handful.
+const checkAhead = 4
+
+// loopsBuild reports whether every loop a check under sel may walk builds
+// with this repository's hooks: the work-item loop and the other outer
+// loops a state can record, or the pull-request loop. A loop is built
+// once per process, so a check that has built them all cannot fail on one
+// halfway.
+func (e *Engine) loopsBuild(sel Selector) bool {
+	recorded := []string{"", graph.ContributionLoop, graph.AdhocLoop}
+	if sel.PR > 0 {
+		recorded = []string{""} // the inner loop, whatever the state says
+	}
+	for _, r := range recorded {
+		if _, err := e.runtime(r, sel, false); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// checkWhole is CheckEach for a repository where some loop does not
+// build: every item is evaluated before any report is handed over, and
+// the first error in order that is not an item's own is returned alone.
+func (e *Engine) checkWhole(items []string, workers int, eval func(string) (*graph.StatusReport, error), yield func(*graph.StatusReport) error, failed *ItemsError) error {
+	reports := make([]*graph.StatusReport, len(items))
+	errs := make([]error, len(items))
+	inOrder(items, workers, len(items), eval, func(i int, r *graph.StatusReport, err error) error {
+		reports[i], errs[i] = r, err
+		return nil
+	})
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case isItemError(err):
+			*failed = append(*failed, ItemFailure{Item: items[i], Err: err})
+		default:
+			return err
+		}
+	}
+	for _, r := range reports {
+		if r == nil {
+			continue
+		}
+		if err := yield(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inOrder evaluates items on workers goroutines and calls each with every
+// item's result, from the calling goroutine, in the order of items, as
+// soon as the item and those before it are done. At most ahead items are
+// evaluated and not yet handed to each. When each returns an error no
+// other item is started, and that error is returned once the workers have
+// stopped.
+func inOrder(items []string, workers, ahead int, eval func(string) (*graph.StatusReport, error), each func(int, *graph.StatusReport, error) error) error {
+	type result struct {
+		rep *graph.StatusReport
+		err error
+	}
+	ahead = max(ahead, 1)
+	// Item i's result waits in slot i%ahead: with at most ahead items
+	// started and not yet handed over, a slot never holds two.
+	slots := make([]chan result, ahead)
+	for i := range slots {
+		slots[i] = make(chan result, 1)
+	}
+	tokens := make(chan struct{}, ahead) // one per item started and not yet handed over
+	next := make(chan int)
+	stop := make(chan struct{})
+	go func() {
+		defer close(next)
+		for i := range items {
+			select {
+			case tokens <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				reports[i], errs[i] = e.check(items[i], recompute, sel)
+				r, err := eval(items[i])
+				slots[i%ahead] <- result{r, err}
 			}
 		}()
 	}
+	var err error
 	for i := range items {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	e.noteGateEdits()
-	e.noteUnreplied()
-	var failed ItemsError
-	for i, err := range errs {
-		switch {
-		case err == nil:
-		case isItemError(err):
-			failed = append(failed, ItemFailure{Item: items[i], Err: err})
-		default:
-			return nil, err
+		r := <-slots[i%ahead]
+		err = each(i, r.rep, r.err)
+		<-tokens // item i is handed over: another may start
+		if err != nil {
+			break
 		}
 	}
-	if len(failed) > 0 {
-		return slices.DeleteFunc(reports, func(r *graph.StatusReport) bool { return r == nil }), failed
-	}
-	return reports, nil
+	close(stop)
+	wg.Wait()
+	return err
 }
 
 // maxCheckWorkers bounds how many items Check evaluates at once: each keeps

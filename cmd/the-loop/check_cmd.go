@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/the-loop/the-loop/channels/github"
+	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
 )
 
@@ -72,19 +74,38 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	reports, err := e.Check(items, c.Recompute, sel)
+	view := checkView{FailOn: c.FailOn, All: c.All || c.Changed, Verbose: g.Verbose,
+		GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version()}
+	// Each report is written as it comes and let go: stdout is buffered
+	// here, and flushed before anything else is said.
+	buffered := bufio.NewWriterSize(out.raw, 64<<10)
+	bout := &Output{Stdout: visibleWriter{buffered}, Stderr: out.Stderr, raw: buffered}
+	w := reportFormats[c.Format].start(bout, view)
+	failing := false
+	err = e.CheckEach(items, c.Recompute, sel, func(r *graph.StatusReport) error {
+		failing = failing || r.Fails(c.FailOn)
+		return w.report(r)
+	})
 	var failed policy.ItemsError
 	switch {
 	case errors.As(err, &failed) && (c.All || c.Changed):
 		// The others are reported; the ones that could not be are named,
 		// and the run could not answer for them.
 	case err != nil:
+		if ferr := buffered.Flush(); ferr != nil {
+			return ferr
+		}
 		return err
 	}
-	view := reportView(e, c.FailOn)
-	view.All, view.Unevaluated, view.Verbose = c.All || c.Changed, failed, g.Verbose
-	if err := writeReports(out, c.Format, reports, view); err != nil {
+	view.Unevaluated, view.Notes = failed, e.Notes()
+	if err := w.finish(view); err != nil {
 		return err
+	}
+	if err := buffered.Flush(); err != nil {
+		return err
+	}
+	if c.Format != "github" {
+		printNotes(out, view.Notes)
 	}
 	for _, f := range failed {
 		fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(f.Err.Error()))
@@ -92,10 +113,8 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if len(failed) > 0 {
 		return exitCode(2)
 	}
-	for _, r := range reports {
-		if r.Fails(c.FailOn) {
-			return exitCode(1)
-		}
+	if failing {
+		return exitCode(1)
 	}
 	return nil
 }

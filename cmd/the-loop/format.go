@@ -14,8 +14,27 @@ import (
 // reportFormat renders what a verb that evaluates work items found: check,
 // and graph status. Each lives in its own file (format_*.go) with its own
 // golden test.
+//
+// A format is a stream: start is called before the first report with what
+// the verb knows then, the writer it returns is handed each report in item
+// order as soon as that item is evaluated, and finish ends the output with
+// the whole run's view (the items that could not be evaluated, the notes).
+// So check --all holds the report being written, never every report: at
+// 10,000 items the reports were most of a half-gigabyte heap. A format
+// whose first bytes depend on the whole run (JUnit's totals, SARIF's rule
+// table, the notes the GitHub log opens with) keeps its own encoded
+// output, which is a fraction of the reports' size, until finish.
 type reportFormat interface {
-	write(out *Output, reports []*graph.StatusReport, view checkView) error
+	start(out *Output, view checkView) reportWriter
+}
+
+// reportWriter is one format's output in progress.
+type reportWriter interface {
+	// report writes, or keeps, one item's report.
+	report(r *graph.StatusReport) error
+	// finish writes what follows the last report; view is start's, with
+	// Unevaluated and Notes now known.
+	finish(view checkView) error
 }
 
 // checkView is how the verb was asked, and what it has to say beside the
@@ -41,32 +60,34 @@ type checkView struct {
 	Verbose bool
 }
 
+// counted is what a format's tally needs of the reports it was handed.
+type counted struct {
+	reports   int // every report
+	satisfied int // those that pass the view's FailOn rule
+}
+
+func (c *counted) add(r *graph.StatusReport, failOn string) {
+	c.reports++
+	if !r.Fails(failOn) {
+		c.satisfied++
+	}
+}
+
 // total is every item the verb was asked about.
-func (v checkView) total(reports []*graph.StatusReport) int { return len(reports) + len(v.Unevaluated) }
+func (v checkView) total(c counted) int { return c.reports + len(v.Unevaluated) }
 
 // tally is "N/M work items satisfied", and how many could not be
 // evaluated.
-func (v checkView) tally(reports []*graph.StatusReport) string {
+func (v checkView) tally(c counted) string {
 	what := "satisfied"
 	if v.FailOn == graph.FailOnBlock {
 		what = "not blocked"
 	}
-	s := fmt.Sprintf("%d/%d work items %s", v.satisfied(reports), v.total(reports), what)
+	s := fmt.Sprintf("%d/%d work items %s", c.satisfied, v.total(c), what)
 	if len(v.Unevaluated) > 0 {
 		s += fmt.Sprintf("; %d could not be evaluated", len(v.Unevaluated))
 	}
 	return s
-}
-
-// satisfied counts the reports that pass the FailOn rule.
-func (v checkView) satisfied(reports []*graph.StatusReport) int {
-	n := 0
-	for _, r := range reports {
-		if !r.Fails(v.FailOn) {
-			n++
-		}
-	}
-	return n
 }
 
 // reportFormats is the registry the --format enum is built from, so help
@@ -108,15 +129,27 @@ func reportView(e *policy.Engine, failOn string) checkView {
 }
 
 // writeReports writes reports in format, then says the notes on stderr,
-// unless the format has made them annotations in the same log.
+// unless the format has made them annotations in the same log: for a
+// verb that has its reports in hand (graph status).
 func writeReports(out *Output, format string, reports []*graph.StatusReport, view checkView) error {
-	if err := reportFormats[format].write(out, reports, view); err != nil {
+	if err := writeAll(reportFormats[format], out, reports, view); err != nil {
 		return err
 	}
 	if format != "github" {
 		printNotes(out, view.Notes)
 	}
 	return nil
+}
+
+// writeAll streams reports through f.
+func writeAll(f reportFormat, out *Output, reports []*graph.StatusReport, view checkView) error {
+	w := f.start(out, view)
+	for _, r := range reports {
+		if err := w.report(r); err != nil {
+			return err
+		}
+	}
+	return w.finish(view)
 }
 
 // findingText is a finding as one line of a CI system's: the work item,

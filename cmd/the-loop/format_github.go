@@ -64,35 +64,57 @@ const githubShownPerType = 10
 // for a step's summary, with room to spare.
 const maxStepSummary = 1000 << 10
 
-func (githubFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
+func (githubFormat) start(out *Output, view checkView) reportWriter {
+	return &githubWriter{out: out, view: view, counts: map[string]int{}, summary: newSummaryRows(view)}
+}
+
+// githubWriter keeps the log's groups until finish, because the notes
+// the log opens with are only all known once every item is evaluated (a
+// state the base revision overrides is noted as its item is); the step
+// summary keeps its rows, up to the summary's own limit.
+type githubWriter struct {
+	out     *Output
+	view    checkView
+	count   counted
+	counts  map[string]int // findings by severity
+	groups  strings.Builder
+	summary *summaryRows
+}
+
+func (w *githubWriter) report(r *graph.StatusReport) error {
+	w.count.add(r, w.view.FailOn)
+	b := &w.groups
+	fmt.Fprintf(b, "::group::%s\n", ghData(itemHeadline(r)))
+	for _, n := range shown(r) {
+		for _, f := range n.Findings {
+			w.counts[f.Severity]++
+			writeAnnotation(b, r, f, w.view.GitHub.Prefix)
+		}
+	}
+	b.WriteString("::endgroup::\n")
+	w.summary.add(r)
+	return nil
+}
+
+func (w *githubWriter) finish(view checkView) error {
 	var b strings.Builder
-	counts := map[string]int{}
 	for _, n := range view.Notes {
 		fmt.Fprintf(&b, "::notice title=the-loop::%s\n", ghData(n))
 	}
-	for _, r := range reports {
-		fmt.Fprintf(&b, "::group::%s\n", ghData(itemHeadline(r)))
-		for _, n := range shown(r) {
-			for _, f := range n.Findings {
-				counts[f.Severity]++
-				writeAnnotation(&b, r, f, view.GitHub.Prefix)
-			}
-		}
-		b.WriteString("::endgroup::\n")
-	}
+	b.WriteString(w.groups.String())
 	for _, f := range view.Unevaluated {
 		fmt.Fprintf(&b, "::error title=the-loop::%s\n", ghData(f.Item+" could not be evaluated: "+f.Err.Error()))
 	}
-	fmt.Fprintf(&b, "the-loop: %s\n", view.tally(reports))
+	fmt.Fprintf(&b, "the-loop: %s\n", view.tally(w.count))
 	for _, sev := range []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityNotice} {
-		if counts[sev] > githubShownPerType {
-			fmt.Fprintf(&b, "the-loop: %d %ss; GitHub shows the first %d as annotations, the log and the step summary hold them all\n", counts[sev], sev, githubShownPerType)
+		if w.counts[sev] > githubShownPerType {
+			fmt.Fprintf(&b, "the-loop: %d %ss; GitHub shows the first %d as annotations, the log and the step summary hold them all\n", w.counts[sev], sev, githubShownPerType)
 		}
 	}
-	if _, err := io.WriteString(out.Stdout, b.String()); err != nil {
+	if _, err := io.WriteString(w.out.Stdout, b.String()); err != nil {
 		return err
 	}
-	summarise(out, view, func() string { return stepSummary(reports, view) })
+	summarise(w.out, view, func() string { return w.summary.markdown(view, w.count) })
 	return nil
 }
 
@@ -163,12 +185,54 @@ var ghData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace
 // ghProp escapes a workflow command's property value.
 var ghProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace
 
-// stepSummary is the Markdown appended to the step summary: the tally,
-// the items that could not be evaluated and the notes, then a row per work
-// item and reached node that is unmet or warns (one row for an item with
-// none), linking each finding to its file. Whatever would take it past
-// maxStepSummary is counted, not written.
-func stepSummary(reports []*graph.StatusReport, view checkView) string {
+// summaryRows are the step summary's table rows, kept as the reports
+// come: a row per work item and reached node that is unmet or warns (one
+// row for an item with none), linking each finding to its file. Rows past
+// what the summary can hold are only counted.
+type summaryRows struct {
+	view    checkView
+	rows    []string
+	size    int // of rows
+	dropped int // rows that cannot fit, whatever comes before them
+}
+
+func newSummaryRows(view checkView) *summaryRows { return &summaryRows{view: view} }
+
+// add keeps r's rows while they fit in the summary with nothing before
+// them: one that does not would not fit after the tally and notes either,
+// and from the first that does not, none is written.
+func (s *summaryRows) add(r *graph.StatusReport) {
+	verdict := "✅ ok"
+	if r.Fails(s.view.FailOn) {
+		verdict = "❌ unmet"
+	} else if !r.OK {
+		verdict = "⏳ waiting"
+	}
+	keep := func(row string) {
+		if s.dropped > 0 || s.size+len(row) > maxStepSummary-256 {
+			s.dropped++
+			return
+		}
+		s.rows = append(s.rows, row)
+		s.size += len(row)
+	}
+	rows := 0
+	for _, n := range shown(r) {
+		if n.Satisfied() && !hasWarnings(n) {
+			continue
+		}
+		keep(fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, s.view.GitHub)))
+		rows++
+	}
+	if rows == 0 {
+		keep(fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
+	}
+}
+
+// markdown is the Markdown appended to the step summary: the tally, the
+// items that could not be evaluated and the notes, then the rows.
+// Whatever would take it past maxStepSummary is counted, not written.
+func (s *summaryRows) markdown(view checkView, count counted) string {
 	var b strings.Builder
 	left := 0
 	// add writes line unless it would leave no room for saying how many
@@ -181,35 +245,20 @@ func stepSummary(reports []*graph.StatusReport, view checkView) string {
 		b.WriteString(line)
 	}
 	add("## the-loop check\n\n")
-	add(mdText(view.tally(reports)) + "\n")
+	add(mdText(view.tally(count)) + "\n")
 	for _, f := range view.Unevaluated {
 		add(fmt.Sprintf("- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(graph.Cut(f.Err.Error(), maxSummaryLine))))
 	}
 	for _, n := range view.Notes {
 		add(fmt.Sprintf("\n> %s\n", mdText(graph.Cut(n, maxSummaryLine))))
 	}
-	if len(reports) > 0 {
+	if count.reports > 0 {
 		add("\n| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
 	}
-	for _, r := range reports {
-		verdict := "✅ ok"
-		if r.Fails(view.FailOn) {
-			verdict = "❌ unmet"
-		} else if !r.OK {
-			verdict = "⏳ waiting"
-		}
-		rows := 0
-		for _, n := range shown(r) {
-			if n.Satisfied() && !hasWarnings(n) {
-				continue
-			}
-			add(fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, view.GitHub)))
-			rows++
-		}
-		if rows == 0 {
-			add(fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
-		}
+	for _, row := range s.rows {
+		add(row)
 	}
+	left += s.dropped
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%d more line(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
 	}

@@ -52,7 +52,7 @@ func githubOf(t *testing.T, reports []*graph.StatusReport, view checkView) (stri
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	view.FailOn = graph.FailOnUnmet
-	if err := (githubFormat{}).write(newOutput(&stdout, &stderr), reports, view); err != nil {
+	if err := writeAll(githubFormat{}, newOutput(&stdout, &stderr), reports, view); err != nil {
 		t.Fatal(err)
 	}
 	return stdout.String(), stderr.String()

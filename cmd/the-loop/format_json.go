@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -20,18 +21,77 @@ type unevaluated struct {
 	Error    string `json:"error"`
 }
 
-func (jsonFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
-	if !view.All && len(reports) == 1 {
-		return writeJSON(out, reports[0])
+func (jsonFormat) start(out *Output, view checkView) reportWriter {
+	return &jsonWriter{out: out, list: view.All}
+}
+
+// jsonWriter writes the list an element at a time, each element encoded
+// as the encoder of the whole list would indent it there, so the bytes
+// are those of one json.Encoder call on the list. A verb asked about one
+// item answers with its report alone: the writer keeps that one until it
+// knows no other comes.
+type jsonWriter struct {
+	out  *Output
+	list bool                // writing a list
+	one  *graph.StatusReport // the first report, while it may be the answer
+	n    int                 // elements written
+	buf  bytes.Buffer
+	enc  *json.Encoder
+}
+
+func (w *jsonWriter) report(r *graph.StatusReport) error {
+	if !w.list {
+		if w.one == nil {
+			w.one = r
+			return nil
+		}
+		// A second report: a list after all.
+		w.list = true
+		first := w.one
+		w.one = nil
+		if err := w.element(first); err != nil {
+			return err
+		}
 	}
-	list := make([]any, 0, len(reports)+len(view.Unevaluated))
-	for _, r := range reports {
-		list = append(list, r)
+	return w.element(r)
+}
+
+// element writes one element of the list: "[" before the first, ","
+// between them.
+func (w *jsonWriter) element(v any) error {
+	if w.enc == nil {
+		w.enc = jsonEncoder(&w.buf, "  ")
+	}
+	w.buf.Reset()
+	if w.n == 0 {
+		w.buf.WriteString("[\n  ")
+	} else {
+		w.buf.WriteString(",\n  ")
+	}
+	if err := w.enc.Encode(v); err != nil {
+		return err
+	}
+	w.buf.Truncate(w.buf.Len() - 1) // Encode's newline
+	w.n++
+	_, err := w.out.raw.Write(jsonSafe(w.buf.Bytes()))
+	return err
+}
+
+func (w *jsonWriter) finish(view checkView) error {
+	if w.one != nil {
+		return writeJSON(w.out, w.one)
 	}
 	for _, f := range view.Unevaluated {
-		list = append(list, unevaluated{WorkItem: f.Item, Error: f.Err.Error()})
+		if err := w.element(unevaluated{WorkItem: f.Item, Error: f.Err.Error()}); err != nil {
+			return err
+		}
 	}
-	return writeJSON(out, list)
+	end := "\n]\n"
+	if w.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(w.out.raw, end)
+	return err
 }
 
 // writeFailure is {"error": ...}, with the file, line and key of a
@@ -56,12 +116,19 @@ func (jsonFormat) writeFailure(out *Output, err error, _ checkView) error {
 // writeJSON prints v as indented JSON, terminal-safe (see jsonSafe).
 func writeJSON(out *Output, v any) error {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := jsonEncoder(&b, "").Encode(v); err != nil {
 		return err
 	}
 	_, err := out.raw.Write(jsonSafe(b.Bytes()))
 	return err
+}
+
+// jsonEncoder writes the-loop's JSON to w: indented by two spaces, each
+// line after the first prefixed (a value encoded where another document
+// nests it), HTML left as it is.
+func jsonEncoder(w io.Writer, prefix string) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	return enc
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -57,30 +58,81 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-func (junitFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
-	all := junitSuites{Name: "the-loop"}
-	for _, r := range reports {
-		s := junitSuite{Name: r.WorkItem}
-		for _, n := range shown(r) {
-			c := junitCaseOf(r, n, view.FailOn)
-			switch {
-			case c.Failure != nil:
-				s.Failures++
-			case c.Skipped != nil:
-				s.Skipped++
-			}
-			s.Tests++
-			s.Cases = append(s.Cases, c)
+func (junitFormat) start(out *Output, view checkView) reportWriter {
+	w := &junitWriter{out: out, failOn: view.FailOn, all: junitSuites{Name: "the-loop"}}
+	w.enc = xml.NewEncoder(&w.suites)
+	w.enc.Indent("  ", "  ")
+	return w
+}
+
+// junitWriter encodes each suite as its report comes, indented as it
+// stands inside <testsuites>, and keeps the encoded suites until finish:
+// the totals are attributes of the element that opens the document.
+type junitWriter struct {
+	out    *Output
+	failOn string
+	all    junitSuites // the totals; its Suites stay empty
+	suites bytes.Buffer
+	enc    *xml.Encoder
+}
+
+func (w *junitWriter) report(r *graph.StatusReport) error {
+	s := junitSuite{Name: r.WorkItem}
+	for _, n := range shown(r) {
+		c := junitCaseOf(r, n, w.failOn)
+		switch {
+		case c.Failure != nil:
+			s.Failures++
+		case c.Skipped != nil:
+			s.Skipped++
 		}
-		all.add(s)
+		s.Tests++
+		s.Cases = append(s.Cases, c)
 	}
+	return w.add(s)
+}
+
+// add counts s in the totals and encodes it on a line of its own (the
+// encoder starts every element after its first on a new line).
+func (w *junitWriter) add(s junitSuite) error {
+	w.all.count(s)
+	if w.suites.Len() == 0 {
+		w.suites.WriteByte('\n')
+	}
+	if err := w.enc.EncodeElement(s, xml.StartElement{Name: xml.Name{Local: "testsuite"}}); err != nil {
+		return err
+	}
+	return w.enc.Flush()
+}
+
+func (w *junitWriter) finish(view checkView) error {
 	for _, f := range view.Unevaluated {
-		all.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Cases: []junitCase{{
+		err := w.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Cases: []junitCase{{
 			Name: "evaluate", Classname: "the-loop." + f.Item,
 			Error: &junitProblem{Message: "could not be evaluated", Type: "error", Text: f.Err.Error()},
 		}}})
+		if err != nil {
+			return err
+		}
 	}
-	return writeXML(out, all)
+	// The opening element is the totals' own encoding, its (empty) body
+	// and end tag replaced by the suites.
+	head, err := xml.Marshal(w.all)
+	if err != nil {
+		return err
+	}
+	const end = "</testsuites>"
+	head = bytes.TrimSuffix(head, []byte(end))
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	b.Write(head)
+	b.Write(w.suites.Bytes())
+	if w.suites.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(end + "\n")
+	_, err = w.out.raw.Write(b.Bytes())
+	return err
 }
 
 // writeFailure is a run that could not answer: one suite whose one case
@@ -103,11 +155,17 @@ func writeXML(out *Output, v any) error {
 	return err
 }
 
+// add counts s in the totals, and keeps it.
 func (all *junitSuites) add(s junitSuite) {
+	all.count(s)
+	all.Suites = append(all.Suites, s)
+}
+
+// count counts s in the totals.
+func (all *junitSuites) count(s junitSuite) {
 	all.Tests += s.Tests
 	all.Failures += s.Failures
 	all.Errors += s.Errors
-	all.Suites = append(all.Suites, s)
 }
 
 // junitCaseOf is node n of r as a test case: the findings of the hook that

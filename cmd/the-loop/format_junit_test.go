@@ -97,7 +97,7 @@ func checkJUnit(t *testing.T, out string, wantFailures, wantSkipped int) {
 func TestJUnitEscapesWhatXMLCannotHold(t *testing.T) {
 	r := blockedAt("issue-1", "design", graph.Finding{Hook: "x-h", Severity: graph.SeverityError, Text: "a \x00\x1b ]]> <tag> & \"q\""})
 	var b strings.Builder
-	if err := (junitFormat{}).write(&Output{raw: &b}, []*graph.StatusReport{r}, checkView{}); err != nil {
+	if err := writeAll(junitFormat{}, &Output{raw: &b}, []*graph.StatusReport{r}, checkView{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc junitDoc

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -110,8 +112,45 @@ type sarifRegion struct {
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
-func (sarifFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
-	rules, index := sarifRules(reports)
+func (sarifFormat) start(out *Output, view checkView) reportWriter {
+	return &sarifWriter{out: out, view: view, seen: map[string]bool{}}
+}
+
+// sarifWriter keeps the findings, at most maxSARIFResults of them, and the
+// hooks the rule table lists, until finish: the table comes first in the
+// log, and a result names its rule by its place in the table. finish then
+// writes the log around the results, encoding one at a time.
+type sarifWriter struct {
+	out      *Output
+	view     checkView
+	seen     map[string]bool // every hook of the evaluated chains and findings
+	findings []sarifFinding
+	left     int // findings past maxSARIFResults
+}
+
+func (w *sarifWriter) report(r *graph.StatusReport) error {
+	for _, n := range r.Nodes {
+		for _, h := range n.Hooks {
+			w.seen[h.Hook] = true
+		}
+		for _, f := range n.Findings {
+			w.seen[f.Hook] = true
+		}
+	}
+	for _, n := range shown(r) {
+		for _, f := range n.Findings {
+			if len(w.findings) == maxSARIFResults {
+				w.left++
+				continue
+			}
+			w.findings = append(w.findings, sarifFindingOf(r, n, f, w.view.GitHub.Prefix))
+		}
+	}
+	return nil
+}
+
+func (w *sarifWriter) finish(view checkView) error {
+	rules, index := sarifRules(w.seen)
 	inv := sarifInvocation{ExecutionSuccessful: len(view.Unevaluated) == 0}
 	for _, n := range view.Notes {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "note", Message: sarifText{n}})
@@ -120,24 +159,48 @@ func (sarifFormat) write(out *Output, reports []*graph.StatusReport, view checkV
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
 	}
-	results := []sarifResult{}
-	left := 0
-	for _, r := range reports {
-		for _, n := range shown(r) {
-			for _, f := range n.Findings {
-				if len(results) == maxSARIFResults {
-					left++
-					continue
-				}
-				results = append(results, sarifResultOf(r, n, f, index[f.Hook], view.GitHub.Prefix))
-			}
+	if w.left > 0 {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
+			Message: sarifText{fmt.Sprintf("%d more finding(s) not written: code scanning takes at most %d results a run", w.left, maxSARIFResults)}})
+	}
+	log := sarifLogOf(view, rules, inv, []sarifResult{})
+	if len(w.findings) == 0 {
+		return writeJSON(w.out, log)
+	}
+	// The log with no results, opened where they go: each result is
+	// encoded there as the encoder of the whole log would indent it.
+	var doc bytes.Buffer
+	if err := jsonEncoder(&doc, "").Encode(log); err != nil {
+		return err
+	}
+	const empty = `"results": []`
+	at := bytes.Index(doc.Bytes(), []byte(empty))
+	if at < 0 {
+		return errors.New("sarif: the log has no results array")
+	}
+	head, tail := doc.Bytes()[:at+len(empty)-1], doc.Bytes()[at+len(empty)-1:]
+	if _, err := w.out.raw.Write(jsonSafe(head)); err != nil {
+		return err
+	}
+	const indent = "        " // the results' depth in the log
+	var b bytes.Buffer
+	enc := jsonEncoder(&b, indent)
+	for i, f := range w.findings {
+		b.Reset()
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + indent)
+		if err := enc.Encode(f.result(index[f.hook])); err != nil {
+			return err
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+		if _, err := w.out.raw.Write(jsonSafe(b.Bytes())); err != nil {
+			return err
 		}
 	}
-	if left > 0 {
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
-			Message: sarifText{fmt.Sprintf("%d more finding(s) not written: code scanning takes at most %d results a run", left, maxSARIFResults)}})
-	}
-	return writeJSON(out, sarifLogOf(view, rules, inv, results))
+	_, err := w.out.raw.Write(jsonSafe(append([]byte("\n"+indent[2:]), tail...)))
+	return err
 }
 
 func sarifLogOf(view checkView, rules []sarifRule, inv sarifInvocation, results []sarifResult) sarifLog {
@@ -160,20 +223,9 @@ func (sarifFormat) writeFailure(out *Output, err error, view checkView) error {
 	return writeJSON(out, sarifLogOf(view, []sarifRule{}, inv, []sarifResult{}))
 }
 
-// sarifRules lists, sorted, every hook of the evaluated chains and every
-// hook a finding names, and where each is in the list.
-func sarifRules(reports []*graph.StatusReport) ([]sarifRule, map[string]int) {
-	seen := map[string]bool{}
-	for _, r := range reports {
-		for _, n := range r.Nodes {
-			for _, h := range n.Hooks {
-				seen[h.Hook] = true
-			}
-			for _, f := range n.Findings {
-				seen[f.Hook] = true
-			}
-		}
-	}
+// sarifRules lists, sorted, the hooks seen (every hook of the evaluated
+// chains and every hook a finding names), and where each is in the list.
+func sarifRules(seen map[string]bool) ([]sarifRule, map[string]int) {
 	names := make([]string, 0, len(seen))
 	for h := range seen {
 		names = append(names, h)
@@ -198,6 +250,18 @@ func sarifRules(reports []*graph.StatusReport) ([]sarifRule, map[string]int) {
 var sarifLevels = map[string]string{graph.SeverityError: "error", graph.SeverityWarning: "warning", graph.SeverityNotice: "note"}
 
 func sarifResultOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, rule int, prefix string) sarifResult {
+	return sarifFindingOf(r, n, f, prefix).result(rule)
+}
+
+// sarifFinding is a result as the log keeps it until the rule table is
+// known: its rule by name, and nothing built that encoding can build.
+type sarifFinding struct {
+	hook, level, text, fingerprint string
+	loc                            sarifPhysical
+	where                          sarifWhere
+}
+
+func sarifFindingOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, prefix string) sarifFinding {
 	text := findingText(r, f)
 	// A finding about no file is about the work item: its spec folder.
 	loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: escapePath(path.Join(prefix, r.Dir)) + "/", URIBaseID: "%SRCROOT%"}}
@@ -216,10 +280,16 @@ func sarifResultOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, r
 	// The same finding on the same item keeps its identity from run to
 	// run, wherever its line moves.
 	sum := sha256.Sum256([]byte(r.WorkItem + "\x00" + n.Node + "\x00" + f.Hook + "\x00" + f.Path + "\x00" + f.Text))
+	return sarifFinding{hook: f.Hook, level: level, text: text, fingerprint: hex.EncodeToString(sum[:16]), loc: loc,
+		where: sarifWhere{WorkItem: r.WorkItem, Node: n.Node, Status: n.Status}}
+}
+
+// result is the finding as the log's result, rule its place in the table.
+func (s sarifFinding) result(rule int) sarifResult {
 	return sarifResult{
-		RuleID: "the-loop/" + f.Hook, RuleIndex: rule, Level: level, Message: sarifText{text},
-		Locations:           []sarifLocation{{PhysicalLocation: loc}},
-		PartialFingerprints: map[string]string{"theLoopFinding/v1": hex.EncodeToString(sum[:16])},
-		Properties:          sarifWhere{WorkItem: r.WorkItem, Node: n.Node, Status: n.Status},
+		RuleID: "the-loop/" + s.hook, RuleIndex: rule, Level: s.level, Message: sarifText{s.text},
+		Locations:           []sarifLocation{{PhysicalLocation: s.loc}},
+		PartialFingerprints: map[string]string{"theLoopFinding/v1": s.fingerprint},
+		Properties:          s.where,
 	}
 }

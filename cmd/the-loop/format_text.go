@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
@@ -15,37 +15,54 @@ import (
 // node instead.
 type textFormat struct{}
 
-func (textFormat) write(out *Output, reports []*graph.StatusReport, view checkView) error {
-	var b strings.Builder
-	for _, r := range reports {
-		if view.Status {
-			writeStatus(&b, r)
-			continue
-		}
-		fmt.Fprintf(&b, "%s\n", visible(itemHeadline(r)))
+func (textFormat) start(out *Output, view checkView) reportWriter {
+	return &textWriter{out: out, view: view}
+}
+
+// textWriter writes each item's lines as its report comes.
+type textWriter struct {
+	out   *Output
+	view  checkView
+	count counted
+	b     bytes.Buffer // one item's lines, reused
+}
+
+func (w *textWriter) report(r *graph.StatusReport) error {
+	w.count.add(r, w.view.FailOn)
+	b := &w.b
+	b.Reset()
+	if w.view.Status {
+		writeStatus(b, r)
+	} else {
+		fmt.Fprintf(b, "%s\n", visible(itemHeadline(r)))
 		reached, ahead := r.Reached()
 		for _, n := range reached {
 			if !n.Satisfied() || hasWarnings(n) {
-				writeNode(&b, n)
+				writeNode(b, n)
 			}
 		}
-		if !view.All {
-			writeAhead(&b, ahead)
+		if !w.view.All {
+			writeAhead(b, ahead)
 		}
-		if view.Verbose {
-			writeUnshown(&b, r)
+		if w.view.Verbose {
+			writeUnshown(b, r)
 		}
 	}
-	if view.All {
-		fmt.Fprintf(&b, "\n%s\n", view.tally(reports))
+	_, err := w.out.Stdout.Write(b.Bytes())
+	return err
+}
+
+func (w *textWriter) finish(view checkView) error {
+	if !view.All {
+		return nil
 	}
-	_, err := io.WriteString(out.Stdout, b.String())
+	_, err := fmt.Fprintf(w.out.Stdout, "\n%s\n", view.tally(w.count))
 	return err
 }
 
 // writeUnshown says, for -v, which of the repository's hooks the report
 // does not show, and why.
-func writeUnshown(b *strings.Builder, r *graph.StatusReport) {
+func writeUnshown(b *bytes.Buffer, r *graph.StatusReport) {
 	for _, u := range r.Unshown() {
 		fmt.Fprintf(b, "  note   %s at %s %s %s\n", visible(u.Run.Hook), visible(u.Node), u.Run.Boundary, visible(u.Why))
 	}
@@ -53,7 +70,7 @@ func writeUnshown(b *strings.Builder, r *graph.StatusReport) {
 
 // writeStatus lists every node up to the pointer, met or not, where
 // check's text lists only the unmet ones.
-func writeStatus(b *strings.Builder, r *graph.StatusReport) {
+func writeStatus(b *bytes.Buffer, r *graph.StatusReport) {
 	fmt.Fprintf(b, "%s: at %s\n", visible(r.WorkItem), visible(r.CurrentNode))
 	if r.Parked != nil {
 		fmt.Fprintf(b, "  parked since %s\n", visible(fmt.Sprint(r.Parked["since"])))
@@ -76,7 +93,7 @@ func hasWarnings(n graph.NodeReport) bool {
 
 // writeNode is a node's status line and its findings, each with its place:
 // the findings of a met node are only warnings, and say so.
-func writeNode(b *strings.Builder, n graph.NodeReport) {
+func writeNode(b *bytes.Buffer, n graph.NodeReport) {
 	flag := ""
 	if n.Forced {
 		flag = " (forced)"
@@ -120,7 +137,7 @@ func statusMark(s string) string {
 }
 
 // writeAhead counts the unmet nodes beyond the pointer, when there are any.
-func writeAhead(b *strings.Builder, ahead []graph.NodeReport) {
+func writeAhead(b *bytes.Buffer, ahead []graph.NodeReport) {
 	pending := 0
 	for _, n := range ahead {
 		if !n.Satisfied() {

@@ -1,0 +1,86 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/corpus"
+)
+
+// corpusBodies are the bodies (front matter removed, as the gates read
+// them) of every Markdown file of the original's work items, by path; the
+// test skips when the original's mirror is not on this machine.
+func corpusBodies(tb testing.TB) map[string]string {
+	tb.Helper()
+	src, err := loadCorpus()
+	if errors.Is(err, corpus.ErrNoMirror) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, it := range src.Items {
+		for _, f := range it.Files {
+			if strings.HasSuffix(f.Path, ".md") {
+				_, body := graph.SplitFrontMatter(string(f.Data))
+				out[it.ID+"/"+f.Path] = body
+			}
+		}
+	}
+	return out
+}
+
+var loadCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
+
+// nestedDocument is a document of depth levels of headings, each with
+// width children and a paragraph: the shape that made the joined splitter
+// quadratic. It needs no mirror.
+func nestedDocument(depth, width int) string {
+	var b strings.Builder
+	var write func(level int, path string)
+	write = func(level int, path string) {
+		fmt.Fprintf(&b, "%s Section %s\n\nA paragraph of ordinary prose under the heading, long enough to be one.\n\n", strings.Repeat("#", level), path)
+		if level == depth {
+			return
+		}
+		for i := range width {
+			write(level+1, fmt.Sprintf("%s.%d", path, i+1))
+		}
+	}
+	write(1, "1")
+	return b.String()
+}
+
+// BenchmarkSections splits the largest Markdown bodies of the corpus (the
+// execution logs and designs a gate reads on node after node) and a deeply
+// nested synthetic document.
+func BenchmarkSections(b *testing.B) {
+	b.Run("nested", func(b *testing.B) {
+		doc := nestedDocument(5, 4)
+		b.SetBytes(int64(len(doc)))
+		b.ReportAllocs()
+		for b.Loop() {
+			fmSections(doc)
+		}
+	})
+	b.Run("corpus", func(b *testing.B) {
+		var docs []string
+		size := 0
+		for _, body := range corpusBodies(b) {
+			docs = append(docs, body)
+			size += len(body)
+		}
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, d := range docs {
+				fmSections(d)
+			}
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/the-loop/the-loop/graph"
+)
+
+// The report formats as they were before reports streamed, kept so that a
+// test can compare every byte they wrote with what the streaming writers
+// write: each took the whole list of reports at once.
+
+// legacyTally is checkView.tally over a list of reports, as it was.
+func legacyTally(v checkView, reports []*graph.StatusReport) string {
+	what := "satisfied"
+	if v.FailOn == graph.FailOnBlock {
+		what = "not blocked"
+	}
+	s := fmt.Sprintf("%d/%d work items %s", legacySatisfied(v, reports), len(reports)+len(v.Unevaluated), what)
+	if len(v.Unevaluated) > 0 {
+		s += fmt.Sprintf("; %d could not be evaluated", len(v.Unevaluated))
+	}
+	return s
+}
+
+func legacySatisfied(v checkView, reports []*graph.StatusReport) int {
+	n := 0
+	for _, r := range reports {
+		if !r.Fails(v.FailOn) {
+			n++
+		}
+	}
+	return n
+}
+
+// legacyFormats are the formats as they were: each given every report
+// at once.
+var legacyFormats = map[string]func(*Output, []*graph.StatusReport, checkView) error{
+	"table": legacyText, "text": legacyText, "json": legacyJSON, "github": legacyGitHub, "sarif": legacySARIF, "junit": legacyJUnit,
+}
+
+// legacyWriteReports is writeReports as it was.
+func legacyWriteReports(out *Output, format string, reports []*graph.StatusReport, view checkView) error {
+	if err := legacyFormats[format](out, reports, view); err != nil {
+		return err
+	}
+	if format != "github" {
+		printNotes(out, view.Notes)
+	}
+	return nil
+}
+
+func legacyText(out *Output, reports []*graph.StatusReport, view checkView) error {
+	var b bytes.Buffer
+	for _, r := range reports {
+		if view.Status {
+			writeStatus(&b, r)
+			continue
+		}
+		fmt.Fprintf(&b, "%s\n", visible(itemHeadline(r)))
+		reached, ahead := r.Reached()
+		for _, n := range reached {
+			if !n.Satisfied() || hasWarnings(n) {
+				writeNode(&b, n)
+			}
+		}
+		if !view.All {
+			writeAhead(&b, ahead)
+		}
+		if view.Verbose {
+			writeUnshown(&b, r)
+		}
+	}
+	if view.All {
+		fmt.Fprintf(&b, "\n%s\n", legacyTally(view, reports))
+	}
+	_, err := io.WriteString(out.Stdout, b.String())
+	return err
+}
+
+func legacyJSON(out *Output, reports []*graph.StatusReport, view checkView) error {
+	if !view.All && len(reports) == 1 {
+		return writeJSON(out, reports[0])
+	}
+	list := make([]any, 0, len(reports)+len(view.Unevaluated))
+	for _, r := range reports {
+		list = append(list, r)
+	}
+	for _, f := range view.Unevaluated {
+		list = append(list, unevaluated{WorkItem: f.Item, Error: f.Err.Error()})
+	}
+	return writeJSON(out, list)
+}
+
+func legacyGitHub(out *Output, reports []*graph.StatusReport, view checkView) error {
+	var b strings.Builder
+	counts := map[string]int{}
+	for _, n := range view.Notes {
+		fmt.Fprintf(&b, "::notice title=the-loop::%s\n", ghData(n))
+	}
+	for _, r := range reports {
+		fmt.Fprintf(&b, "::group::%s\n", ghData(itemHeadline(r)))
+		for _, n := range shown(r) {
+			for _, f := range n.Findings {
+				counts[f.Severity]++
+				writeAnnotation(&b, r, f, view.GitHub.Prefix)
+			}
+		}
+		b.WriteString("::endgroup::\n")
+	}
+	for _, f := range view.Unevaluated {
+		fmt.Fprintf(&b, "::error title=the-loop::%s\n", ghData(f.Item+" could not be evaluated: "+f.Err.Error()))
+	}
+	fmt.Fprintf(&b, "the-loop: %s\n", legacyTally(view, reports))
+	for _, sev := range []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityNotice} {
+		if counts[sev] > githubShownPerType {
+			fmt.Fprintf(&b, "the-loop: %d %ss; GitHub shows the first %d as annotations, the log and the step summary hold them all\n", counts[sev], sev, githubShownPerType)
+		}
+	}
+	if _, err := io.WriteString(out.Stdout, b.String()); err != nil {
+		return err
+	}
+	summarise(out, view, func() string { return legacyStepSummary(reports, view) })
+	return nil
+}
+
+// legacyStepSummary is the Markdown appended to the step summary: the tally,
+// the items that could not be evaluated and the notes, then a row per work
+// item and reached node that is unmet or warns (one row for an item with
+// none), linking each finding to its file. Whatever would take it past
+// maxStepSummary is counted, not written.
+func legacyStepSummary(reports []*graph.StatusReport, view checkView) string {
+	var b strings.Builder
+	left := 0
+	// add writes line unless it would leave no room for saying how many
+	// lines were left out.
+	add := func(line string) {
+		if left > 0 || b.Len()+len(line) > maxStepSummary-256 {
+			left++
+			return
+		}
+		b.WriteString(line)
+	}
+	add("## the-loop check\n\n")
+	add(mdText(legacyTally(view, reports)) + "\n")
+	for _, f := range view.Unevaluated {
+		add(fmt.Sprintf("- ❌ %s could not be evaluated: %s\n", mdText(f.Item), mdText(graph.Cut(f.Err.Error(), maxSummaryLine))))
+	}
+	for _, n := range view.Notes {
+		add(fmt.Sprintf("\n> %s\n", mdText(graph.Cut(n, maxSummaryLine))))
+	}
+	if len(reports) > 0 {
+		add("\n| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
+	}
+	for _, r := range reports {
+		verdict := "✅ ok"
+		if r.Fails(view.FailOn) {
+			verdict = "❌ unmet"
+		} else if !r.OK {
+			verdict = "⏳ waiting"
+		}
+		rows := 0
+		for _, n := range shown(r) {
+			if n.Satisfied() && !hasWarnings(n) {
+				continue
+			}
+			add(fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, view.GitHub)))
+			rows++
+		}
+		if rows == 0 {
+			add(fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
+		}
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n%d more line(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
+	}
+	return b.String()
+}
+
+func legacySARIF(out *Output, reports []*graph.StatusReport, view checkView) error {
+	rules, index := legacySARIFRules(reports)
+	inv := sarifInvocation{ExecutionSuccessful: len(view.Unevaluated) == 0}
+	for _, n := range view.Notes {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "note", Message: sarifText{n}})
+	}
+	for _, f := range view.Unevaluated {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
+	}
+	results := []sarifResult{}
+	left := 0
+	for _, r := range reports {
+		for _, n := range shown(r) {
+			for _, f := range n.Findings {
+				if len(results) == maxSARIFResults {
+					left++
+					continue
+				}
+				results = append(results, sarifResultOf(r, n, f, index[f.Hook], view.GitHub.Prefix))
+			}
+		}
+	}
+	if left > 0 {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
+			Message: sarifText{fmt.Sprintf("%d more finding(s) not written: code scanning takes at most %d results a run", left, maxSARIFResults)}})
+	}
+	return writeJSON(out, sarifLogOf(view, rules, inv, results))
+}
+
+// legacySARIFRules lists, sorted, every hook of the evaluated chains and every
+// hook a finding names, and where each is in the list.
+func legacySARIFRules(reports []*graph.StatusReport) ([]sarifRule, map[string]int) {
+	seen := map[string]bool{}
+	for _, r := range reports {
+		for _, n := range r.Nodes {
+			for _, h := range n.Hooks {
+				seen[h.Hook] = true
+			}
+			for _, f := range n.Findings {
+				seen[f.Hook] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for h := range seen {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	rules := make([]sarifRule, len(names))
+	index := make(map[string]int, len(names))
+	for i, h := range names {
+		index[h] = i
+		origin, what := "shipped", "the-loop's shipped hook "+h
+		switch {
+		case graph.IsExtension(h):
+			origin, what = "repository", "the repository's own hook "+h
+		case h == graph.StateHook:
+			origin, what = "the-loop", "the work item's graph state"
+		}
+		rules[i] = sarifRule{ID: "the-loop/" + h, Name: h, ShortDescription: sarifText{what}, Properties: sarifOrigin{origin}}
+	}
+	return rules, index
+}
+
+func legacyJUnit(out *Output, reports []*graph.StatusReport, view checkView) error {
+	all := junitSuites{Name: "the-loop"}
+	for _, r := range reports {
+		s := junitSuite{Name: r.WorkItem}
+		for _, n := range shown(r) {
+			c := junitCaseOf(r, n, view.FailOn)
+			switch {
+			case c.Failure != nil:
+				s.Failures++
+			case c.Skipped != nil:
+				s.Skipped++
+			}
+			s.Tests++
+			s.Cases = append(s.Cases, c)
+		}
+		all.add(s)
+	}
+	for _, f := range view.Unevaluated {
+		all.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Cases: []junitCase{{
+			Name: "evaluate", Classname: "the-loop." + f.Item,
+			Error: &junitProblem{Message: "could not be evaluated", Type: "error", Text: f.Err.Error()},
+		}}})
+	}
+	return writeXML(out, all)
+}

@@ -1,0 +1,49 @@
+package graph
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/the-loop/the-loop/internal/corpus"
+)
+
+// corpusMarkdown is every Markdown file of the original's work items, by
+// path; the test skips when the original's mirror is not on this machine.
+func corpusMarkdown(tb testing.TB) map[string]string {
+	tb.Helper()
+	src, err := loadCorpus()
+	if errors.Is(err, corpus.ErrNoMirror) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, it := range src.Items {
+		for _, f := range it.Files {
+			if strings.HasSuffix(f.Path, ".md") {
+				out[it.ID+"/"+f.Path] = string(f.Data)
+			}
+		}
+	}
+	return out
+}
+
+var loadCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
+
+// BenchmarkFrontMatter splits every Markdown file of the corpus into its
+// front matter and body, as a check does once per artifact.
+func BenchmarkFrontMatter(b *testing.B) {
+	var docs []string
+	for _, text := range corpusMarkdown(b) {
+		docs = append(docs, text)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range docs {
+			SplitFrontMatterLines(d)
+		}
+	}
+}
