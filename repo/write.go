@@ -8,9 +8,8 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"strings"
 	"time"
-
-	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
 
 // writable refuses op on rel in a checkout held in memory: every write
@@ -109,9 +108,22 @@ func (c *Checkout) WriteFile(rel string, data []byte, perm fs.FileMode) (err err
 	return nil
 }
 
-// tempPattern is the name of a temporary file WriteFile makes: the target's
-// name between a dot and a number, as os.CreateTemp would name it.
-var tempPattern = lazyregexp.New(`^\.(.+)\.[0-9]+\.tmp$`)
+// tempTarget reads the name of a temporary file WriteFile makes,
+// ".<target>.<number>.tmp", and returns the target's name; ok is false for
+// any other name. A plain scan rather than a regular expression keeps repo a
+// leaf that pays nothing at start-up.
+func tempTarget(name string) (target string, ok bool) {
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return "", false
+	}
+	dot := strings.LastIndexByte(rest, '.')
+	digits := rest[dot+1:]
+	if dot < 2 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	return rest[1:dot], true
+}
 
 func (c *Checkout) createTemp(dir, base string) (*os.File, string, error) {
 	for range 100 {
@@ -144,13 +156,13 @@ func (c *Checkout) CleanTemps(rel string, stale func(target string, age time.Dur
 	}
 	var removed []string
 	for _, e := range entries {
-		m := tempPattern.FindStringSubmatch(e.Name)
-		if e.Kind != KindRegular || m == nil {
+		target, ok := tempTarget(e.Name)
+		if e.Kind != KindRegular || !ok {
 			continue
 		}
 		name := path.Join(p, e.Name)
 		fi, err := c.dir.Lstat(name)
-		if err != nil || !stale(m[1], time.Since(fi.ModTime())) {
+		if err != nil || !stale(target, time.Since(fi.ModTime())) {
 			continue
 		}
 		if err := c.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
