@@ -10,7 +10,6 @@ import (
 	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/channels/inbound"
 	"github.com/the-loop/the-loop/channels/route"
-	"github.com/the-loop/the-loop/channels/slack"
 	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/policy"
 )
@@ -49,13 +48,6 @@ func (c *ReplyCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	sc, warnings, err := slack.ConfigOf(cli)
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(out.Stderr, "the-loop: warning: %s\n", w)
-	}
 	in, err := github.Configured(cli, os.Getenv)
 	if err != nil {
 		return err
@@ -70,9 +62,12 @@ func (c *ReplyCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	p, err := inbound.NewSlack(inbound.SlackOptions{Link: link, Slack: sc, Ledger: in, Events: events})
+	p, warnings, err := inbound.ForReply(link, in, events)
 	if err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(out.Stderr, "the-loop: warning: %s\n", w)
 	}
 	res, err := p.Process(context.Background(), channels.Reply{Channel: c.Channel, ChannelID: channelID, Thread: thread,
 		TS: c.TS, Author: c.Author, Text: c.Text})

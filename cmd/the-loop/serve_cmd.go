@@ -114,7 +114,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 		Log:      events,
 		Logger:   logger,
 		ItemOf:   s.router.ItemOf,
-		Routes:   s.routes(events, logger),
+		Routes:   s.routes(),
 	})
 	if !s.router.WaitReactions(reactionsAtStop) {
 		logger.Warn("stopped with reactions still unposted")

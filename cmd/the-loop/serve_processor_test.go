@@ -27,10 +27,10 @@ func TestServesSlackPipelineReadsThroughTheRoutersLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.slack == nil || s.slack.Link() != s.router.Link {
+	if s.slack == nil || s.slack.Pipeline().Link() != s.router.Link {
 		t.Fatal("the Slack pipeline does not read through the router's link")
 	}
-	if len(s.routes(eventlog.Discard, slog.New(slog.DiscardHandler))) != 1 {
+	if len(s.routes()) != 1 {
 		t.Error("the Slack endpoint is not served")
 	}
 }
