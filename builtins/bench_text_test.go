@@ -24,13 +24,8 @@ func corpusBodies(tb testing.TB) map[string]string {
 		tb.Fatal(err)
 	}
 	out := map[string]string{}
-	for _, it := range src.Items {
-		for _, f := range it.Files {
-			if strings.HasSuffix(f.Path, ".md") {
-				_, body := graph.SplitFrontMatter(string(f.Data))
-				out[it.ID+"/"+f.Path] = body
-			}
-		}
+	for path, text := range src.Markdown() {
+		_, out[path] = graph.SplitFrontMatter(text)
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"errors"
-	"strings"
 	"sync"
 	"testing"
 
@@ -20,15 +19,7 @@ func corpusMarkdown(tb testing.TB) map[string]string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out := map[string]string{}
-	for _, it := range src.Items {
-		for _, f := range it.Files {
-			if strings.HasSuffix(f.Path, ".md") {
-				out[it.ID+"/"+f.Path] = string(f.Data)
-			}
-		}
-	}
-	return out
+	return src.Markdown()
 }
 
 var loadCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })

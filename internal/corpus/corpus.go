@@ -208,3 +208,18 @@ func writeFile(name string, data []byte) error {
 	}
 	return os.WriteFile(name, data, 0o644)
 }
+
+// Markdown is every Markdown file of the work items, by "<item>/<path>",
+// as written (front matter included): what the reader benchmarks and the
+// differential tests of graph and builtins run over.
+func (s *Source) Markdown() map[string]string {
+	out := map[string]string{}
+	for _, it := range s.Items {
+		for _, f := range it.Files {
+			if strings.HasSuffix(f.Path, ".md") {
+				out[it.ID+"/"+f.Path] = string(f.Data)
+			}
+		}
+	}
+	return out
+}
