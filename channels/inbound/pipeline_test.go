@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,6 +58,25 @@ var rows = []row{
 	}, channels.GateUnknown},
 	{"a state that does not read", func(w *world) {
 		writeFile(w.t, filepath.Join(w.checkout, "docs", "specs", "issue-12", "graph-state.json"), "{not json")
+		w.bind(workRef, w.checkout, "")
+	}, channels.GateUnknown},
+	{"a state file that links out of the checkout", func(w *world) {
+		state := filepath.Join(w.checkout, "docs", "specs", "issue-12", "graph-state.json")
+		outside := filepath.Join(w.t.TempDir(), "graph-state.json")
+		data, _ := os.ReadFile(state)
+		writeFile(w.t, outside, string(data))
+		os.Remove(state)
+		if err := os.Symlink(outside, state); err != nil {
+			w.t.Fatal(err)
+		}
+		w.bind(workRef, w.checkout, "")
+	}, channels.GateUnknown},
+	{"a state file that is a FIFO", func(w *world) {
+		state := filepath.Join(w.checkout, "docs", "specs", "issue-12", "graph-state.json")
+		os.Remove(state)
+		if err := syscall.Mkfifo(state, 0o644); err != nil {
+			w.t.Skip(err)
+		}
 		w.bind(workRef, w.checkout, "")
 	}, channels.GateUnknown},
 	{"a checkout whose engine cannot be built", func(w *world) {
