@@ -39,26 +39,41 @@ func (s artifactSlot) label() string { return strings.Join(s.Names, ", ") }
 func (s artifactSlot) alternatives() bool { return len(s.Names) > 1 }
 
 // resolveSlots resolves produces-style entries against the work item's
-// folder, one slot per entry.
+// folder, one slot per entry. Callers must not modify the slots.
 func resolveSlots(ctx *graph.Context, entries []string) []artifactSlot {
-	slots := make([]artifactSlot, 0, len(entries))
-	for _, entry := range entries {
+	slots := make([]artifactSlot, len(entries))
+	for i, entry := range entries {
+		slots[i] = resolveSlot(ctx, entry)
+	}
+	return slots
+}
+
+// slotOf is the key a resolved entry is kept under for an evaluation.
+type slotOf string
+
+// resolveSlot resolves one entry, once per evaluation: every node's gate
+// resolves its produces, and most nodes name the same few files.
+func resolveSlot(ctx *graph.Context, entry string) artifactSlot {
+	return ctx.Files.Derived(ctx.WorkItem.Dir, slotOf(entry), func() any {
 		var slot artifactSlot
 		for _, name := range graph.ArtifactNames(entry) {
 			p := path.Join(ctx.WorkItem.Dir, name)
 			slot.Names = append(slot.Names, name)
 			slot.Candidates = append(slot.Candidates, p)
-			fi, err := ctx.Files.Stat(p)
+			kind, err := ctx.Files.Kind(p)
 			switch {
-			case err == nil && fi.Mode().IsRegular():
+			case err == nil && kind == repo.KindRegular:
 				slot.Present = append(slot.Present, p)
 			case errors.Is(err, repo.ErrOutside):
 				slot.Outside = append(slot.Outside, p)
 			}
 		}
-		slots = append(slots, slot)
-	}
-	return slots
+		// Clipped: an append to a slot shared by every hook of the
+		// evaluation must copy, never write into it.
+		slot.Names, slot.Candidates = slices.Clip(slot.Names), slices.Clip(slot.Candidates)
+		slot.Present, slot.Outside = slices.Clip(slot.Present), slices.Clip(slot.Outside)
+		return slot
+	}).(artifactSlot)
 }
 
 // slotEntries reads a with: value naming artifacts: one entry, or a list of

@@ -9,6 +9,7 @@ import (
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/internal/lazyregexp"
+	"github.com/the-loop/the-loop/repo"
 )
 
 const awaitInnerLoopsName = "await-inner-loops"
@@ -125,7 +126,7 @@ func innerSubdirs(files *graph.Files, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if fi, err := files.Stat(path.Join(dir, e.Name)); err == nil && fi.IsDir() {
+		if kind, err := files.Kind(path.Join(dir, e.Name)); err == nil && kind == repo.KindDir {
 			out = append(out, e.Name)
 		}
 	}

@@ -75,6 +75,9 @@ func (o ChainOutcome) Degradations() [][2]string {
 // base is copied per hook; the caller's Context is not modified.
 func RunChain(entries []ChainEntry, base *Context) ChainOutcome {
 	var out ChainOutcome
+	if len(entries) > 1 {
+		out.Results = make([]Result, 0, len(entries))
+	}
 	for _, e := range entries {
 		r := out.run(e, base)
 		if r.Status != StatusPass && r.Status != StatusSkip {
@@ -95,7 +98,7 @@ func (out *ChainOutcome) run(e ChainEntry, base *Context) Result {
 		log = slog.Default()
 	}
 	ctx := *base
-	ctx.Log = log.With("hook", e.Hook)
+	ctx.Log = logWith(log, "hook", e.Hook)
 	ctx.Params = e.Params
 	if ctx.Params == nil {
 		ctx.Params = map[string]any{}

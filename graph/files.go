@@ -37,10 +37,19 @@ const MaxEvaluationBytes = 32 << 20
 // A nil *Files reads nothing: every read fails, so a hook handed no
 // checkout fails closed. Files is safe for concurrent use.
 type Files struct {
-	co   *repo.Checkout
-	mu   sync.Mutex
-	m    map[string]*cachedFile // nil: no cache
-	kept atomic.Int64           // bytes the cache holds
+	co      *repo.Checkout
+	mu      sync.Mutex
+	m       map[string]*cachedFile // nil: no cache
+	folders map[string]*folder     // by directory; with m
+	kept    atomic.Int64           // bytes the cache holds
+}
+
+// folder is one directory's listing, made once per evaluation: a work
+// item's gates look up the same few names in its folder at every node,
+// and most of the names a loop can produce are not there.
+type folder struct {
+	once sync.Once
+	f    *repo.Folder // nil: the names are looked up one by one
 }
 
 type cachedFile struct {
@@ -72,7 +81,9 @@ type derivation struct {
 }
 
 // NewFiles returns a caching reader of co, for one read-only evaluation.
-func NewFiles(co *repo.Checkout) *Files { return &Files{co: co, m: map[string]*cachedFile{}} }
+func NewFiles(co *repo.Checkout) *Files {
+	return &Files{co: co, m: map[string]*cachedFile{}, folders: map[string]*folder{}}
+}
 
 // DirectFiles returns a reader of co that caches nothing, for a chain that
 // may write.
@@ -94,6 +105,10 @@ func (f *Files) get(rel string) *cachedFile {
 	}
 	c := f.entry(rel)
 	c.readOnce.Do(func() {
+		if absent := f.absent("read", rel); absent != nil {
+			c.err = absent
+			return
+		}
 		c.data, c.err = f.co.ReadFile(rel, MaxArtifactBytes)
 		if c.err == nil && f.kept.Add(int64(len(c.data))) > MaxEvaluationBytes {
 			c.data, c.err = nil, fmt.Errorf("read %s: %w", rel, ErrTooMuchRead)
@@ -114,6 +129,57 @@ func (f *Files) entry(rel string) *cachedFile {
 		f.m[rel] = c
 	}
 	return c
+}
+
+// lookup is what the listing of rel's directory says of rel; known is
+// false where there is no listing to ask (the evaluation caches nothing,
+// or the directory does not list).
+func (f *Files) lookup(rel string) (fo *repo.Folder, kind repo.Kind, present, known bool) {
+	if f.folders == nil {
+		return nil, 0, false, false
+	}
+	dir, name, ok := repo.SplitClean(rel)
+	if !ok {
+		return nil, 0, false, false
+	}
+	f.mu.Lock()
+	d, ok := f.folders[dir]
+	if !ok {
+		d = &folder{}
+		f.folders[dir] = d
+	}
+	f.mu.Unlock()
+	d.once.Do(func() { d.f = f.co.Folder(dir) })
+	if d.f == nil {
+		return nil, 0, false, false
+	}
+	kind, present = d.f.Kind(name)
+	return d.f, kind, present, true
+}
+
+// absent is the error op on rel fails with when its directory's listing
+// shows it names nothing, and nil when it may name something.
+func (f *Files) absent(op, rel string) error {
+	if fo, _, present, known := f.lookup(rel); known && !present {
+		return fo.Absent(op, rel)
+	}
+	return nil
+}
+
+// Kind is what rel names inside the checkout, a link inside followed: a
+// regular file, a directory, or something else. In a read-only
+// evaluation it is read off its directory's listing where that can tell,
+// which spares a call per artifact per item. A path that names nothing,
+// or leads outside, is an error, as Stat's.
+func (f *Files) Kind(rel string) (repo.Kind, error) {
+	if _, kind, present, known := f.lookup(rel); known && present && kind != repo.KindOther {
+		return kind, nil
+	}
+	fi, err := f.Stat(rel)
+	if err != nil {
+		return repo.KindOther, err
+	}
+	return repo.KindOf(fi.Mode()), nil
 }
 
 // ErrTooMuchRead is a read that would take one evaluation's files past
@@ -138,7 +204,11 @@ func (f *Files) Stat(rel string) (fs.FileInfo, error) {
 		return f.co.Stat(rel)
 	}
 	c := f.entry(rel)
-	c.statOnce.Do(func() { c.info, c.statErr = f.co.Stat(rel) })
+	c.statOnce.Do(func() {
+		if c.statErr = f.absent("stat", rel); c.statErr == nil {
+			c.info, c.statErr = f.co.Stat(rel)
+		}
+	})
 	return c.info, c.statErr
 }
 
@@ -146,6 +216,9 @@ func (f *Files) Stat(rel string) (fs.FileInfo, error) {
 func (f *Files) ReadDir(rel string) ([]repo.Entry, error) {
 	if f == nil || f.co == nil {
 		return nil, ErrNoCheckout
+	}
+	if err := f.absent("list", rel); err != nil {
+		return nil, err
 	}
 	return f.co.ReadDir(rel)
 }
@@ -220,8 +293,8 @@ func (f *Files) frontMatter(rel string) (*cachedFile, error) {
 // execution-log.md, on eight of them): the first answer stands for the
 // evaluation, as its first read does. key tells derivations apart, as a
 // context key does: a value of a type the caller does not export. derive
-// must depend on nothing but rel's contents, and callers must not modify
-// what it returns.
+// must depend on nothing but rel's contents (for a directory, what it
+// holds), and callers must not modify what it returns.
 func (f *Files) Derived(rel string, key any, derive func() any) any {
 	if !f.Cached() {
 		return derive()

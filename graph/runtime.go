@@ -199,16 +199,19 @@ func (rt *Runtime) load(id string, files *Files) (WorkItem, *State, error) {
 }
 
 func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
-	skips := rt.DeclaredSkips(st)
+	return rt.itemContext(item, st, files).at(n, b, event)
+}
+
+// itemContext is what every node's context of one item shares, with no
+// node yet: check evaluates every node of every item, so what depends only
+// on the item and its state is worked out once per item, not once per node.
+func (rt *Runtime) itemContext(item WorkItem, st *State, files *Files) *Context {
 	item.CurrentNode = rt.current(st)
 	return &Context{
 		WorkItem:         item,
-		Node:             n,
-		Boundary:         b,
 		Checkout:         rt.Checkout,
 		Files:            files,
-		Event:            event,
-		SkippedArtifacts: rt.skippedArtifacts(skips),
+		SkippedArtifacts: rt.skippedArtifacts(rt.DeclaredSkips(st)),
 		Decisions:        st.Decisions,
 		Surface:          st.Surface,
 		Graph:            rt.Graph,
@@ -216,8 +219,16 @@ func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files 
 		Settings:         rt.Settings,
 		Config:           rt.Config,
 		Integration:      rt.integration(),
-		Log:              rt.log().With("work_item", item.ID, "node", n.ID, "boundary", string(b)),
+		Log:              logWith(rt.log(), "work_item", item.ID),
 	}
+}
+
+// at is the item's context c at node n's boundary b, answering event.
+func (c *Context) at(n *Node, b Boundary, event *Event) *Context {
+	nc := *c
+	nc.Node, nc.Boundary, nc.Event = n, b, event
+	nc.Log = logWith(logWith(c.Log, "node", n.ID), "boundary", string(b))
+	return &nc
 }
 
 // current is the node st points at: the loop's start for an item that has
@@ -244,7 +255,12 @@ func (rt *Runtime) pureContext(item WorkItem, n *Node, st *State, files *Files, 
 
 // pureContextAt is pureContext at either boundary of n.
 func (rt *Runtime) pureContextAt(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
-	c := rt.context(item, n, b, st, files, event)
+	return rt.pureItemContext(item, st, files).at(n, b, event)
+}
+
+// pureItemContext is itemContext for a read-only evaluation.
+func (rt *Runtime) pureItemContext(item WorkItem, st *State, files *Files) *Context {
+	c := rt.itemContext(item, st, files)
 	c.ReadOnly = true
 	return c
 }

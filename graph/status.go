@@ -164,6 +164,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	// replies it was handed, no later gate is handed them again, whatever
 	// windows the state's times draw (the state is the checkout's).
 	consumed := make([]bool, len(replies))
+	base := rt.pureItemContext(item, st, files)
 	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Loop: rt.Graph.Name, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
@@ -183,7 +184,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 		if n.Actor == ActorHuman {
 			event, handed = repliesAt(replies, consumed, n, st, rt.Graph.Start)
 		}
-		out := RunChain(n.Exit, rt.pureContext(item, n, st, files, event))
+		out := RunChain(n.Exit, base.at(n, Exit, event))
 		if out.Status == StatusPass {
 			for _, i := range handed {
 				consumed[i] = true

@@ -24,3 +24,5 @@ func (b *beneath) list(string, func(string, Kind)) (int, error) { panic("unreach
 func (b *beneath) openLock(string) (*os.File, error) { panic("unreachable") }
 
 func (b *beneath) openFinal(string, int, uint64) (*os.File, error) { panic("unreachable") }
+
+func (b *beneath) absent() error { panic("unreachable") }

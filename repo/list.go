@@ -56,12 +56,13 @@ func (c *Checkout) portableList(rel string, visit func(string, Kind)) (int, erro
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
 	for _, e := range entries {
-		visit(e.Name(), kindOf(e.Type()))
+		visit(e.Name(), KindOf(e.Type()))
 	}
 	return len(entries), err
 }
 
-func kindOf(m fs.FileMode) Kind {
+// KindOf is the Kind of an entry of mode m.
+func KindOf(m fs.FileMode) Kind {
 	switch {
 	case m.IsDir():
 		return KindDir

@@ -1,0 +1,124 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/the-loop/the-loop/repo"
+)
+
+// hostileSpecTree is a work item's folder holding what a change under
+// review can put there: links in and out, a FIFO, a directory where a
+// file is expected, a file where a directory is, and names that are not
+// there at all.
+func hostileSpecTree(t *testing.T) (root string) {
+	t.Helper()
+	root = t.TempDir()
+	outside := t.TempDir()
+	item := filepath.Join(root, "specs", "item")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(item, "design"), 0o755))
+	must(os.MkdirAll(filepath.Join(item, "pr-loops", "pr-1"), 0o755))
+	must(os.WriteFile(filepath.Join(item, "requirements.md"), []byte("---\nstatus: approved\n---\n# R\n"), 0o644))
+	must(os.WriteFile(filepath.Join(item, "design", "a.md"), []byte("a"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "shared.md"), []byte("shared"), 0o644))
+	must(os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644))
+	must(os.Symlink("../../shared.md", filepath.Join(item, "design.md")))
+	must(os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(item, "tasks.md")))
+	must(os.Symlink(outside, filepath.Join(item, "pr-loops", "pr-2")))
+	must(os.Symlink("design", filepath.Join(item, "linked-dir")))
+	must(os.Symlink("nowhere.md", filepath.Join(item, "dangling.md")))
+	must(syscall.Mkfifo(filepath.Join(item, "bugfix.md"), 0o644))
+	must(os.WriteFile(filepath.Join(item, "not-a-dir"), []byte("x"), 0o644))
+	return root
+}
+
+// TestAFolderListingAnswersExactlyAsLookingEachNameUp holds a read-only
+// evaluation, which answers from one listing per directory, to what
+// asking the checkout name by name says: the same kind, the same error,
+// the same bytes, for every path a hook could ask after.
+func TestAFolderListingAnswersExactlyAsLookingEachNameUp(t *testing.T) {
+	root := hostileSpecTree(t)
+	paths := []string{
+		"specs/item/requirements.md", "specs/item/design.md", "specs/item/tasks.md",
+		"specs/item/bugfix.md", "specs/item/dangling.md", "specs/item/missing.md",
+		"specs/item/design", "specs/item/linked-dir", "specs/item/linked-dir/a.md",
+		"specs/item/design/a.md", "specs/item/design/missing.md", "specs/item/pr-loops",
+		"specs/item/pr-loops/pr-1", "specs/item/pr-loops/pr-2", "specs/item/pr-loops/pr-2/secret.md",
+		"specs/item/not-a-dir", "specs/item/not-a-dir/x.md", "specs/missing/x.md",
+		"specs/item/./requirements.md", "specs/item/design/../requirements.md",
+		"specs/item/", "specs", "shared.md", "missing.md", ".", "", "../x.md", "/etc/passwd",
+	}
+	describe := func(f *Files, p string) string {
+		kind, kerr := f.Kind(p)
+		fi, serr := f.Stat(p)
+		data, rerr := f.ReadFile(p)
+		entries, lerr := f.ReadDir(p)
+		isReg := serr == nil && fi.Mode().IsRegular()
+		return fmt.Sprintf("kind=%v %v | stat regular=%v %v | read=%q %v | list=%v %v",
+			kind, kerr, isReg, serr, data, rerr, entries, lerr)
+	}
+	co := checkoutOf(t, root)
+	for _, p := range paths {
+		// A fresh cache per path: a listing must not depend on what was
+		// asked before it.
+		got, want := describe(NewFiles(co), p), describe(DirectFiles(co), p)
+		if got != want {
+			t.Errorf("%q:\n listing: %s\n by name: %s", p, got, want)
+		}
+	}
+	// And in one evaluation, asked in any order.
+	cached := NewFiles(co)
+	for i := len(paths) - 1; i >= 0; i-- {
+		if got, want := describe(cached, paths[i]), describe(DirectFiles(co), paths[i]); got != want {
+			t.Errorf("%q in one evaluation:\n listing: %s\n by name: %s", paths[i], got, want)
+		}
+	}
+}
+
+func TestKindFollowsLinksInsideAndRefusesThoseOut(t *testing.T) {
+	co := checkoutOf(t, hostileSpecTree(t))
+	for _, f := range []*Files{NewFiles(co), DirectFiles(co)} {
+		for p, want := range map[string]repo.Kind{
+			"specs/item/requirements.md": repo.KindRegular,
+			"specs/item/design.md":       repo.KindRegular, // a link to a file inside
+			"specs/item/linked-dir":      repo.KindDir,
+			"specs/item/bugfix.md":       repo.KindOther, // a FIFO
+		} {
+			if got, err := f.Kind(p); err != nil || got != want {
+				t.Errorf("Kind(%s) = %v, %v; want %v", p, got, err, want)
+			}
+		}
+		if _, err := f.Kind("specs/item/tasks.md"); !errors.Is(err, repo.ErrOutside) {
+			t.Errorf("a link out: %v, want ErrOutside", err)
+		}
+		if _, err := f.Kind("specs/item/missing.md"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a missing name: %v, want not-exist", err)
+		}
+	}
+}
+
+func TestAFolderOfTooManyNamesIsLookedUpNameByName(t *testing.T) {
+	root := t.TempDir()
+	for i := range 300 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.md", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	co := checkoutOf(t, root)
+	if co.Folder(".") != nil {
+		t.Error("a directory of 300 names was kept as a listing")
+	}
+	if k, err := NewFiles(co).Kind("f299.md"); err != nil || k != repo.KindRegular {
+		t.Errorf("Kind = %v, %v", k, err)
+	}
+}
