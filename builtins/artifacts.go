@@ -39,7 +39,7 @@ func (s artifactSlot) label() string { return strings.Join(s.Names, ", ") }
 func (s artifactSlot) alternatives() bool { return len(s.Names) > 1 }
 
 // resolveSlots resolves produces-style entries against the work item's
-// folder, one slot per entry. Callers must not modify the slots.
+// folder, one slot per entry.
 func resolveSlots(ctx *graph.Context, entries []string) []artifactSlot {
 	slots := make([]artifactSlot, len(entries))
 	for i, entry := range entries {
@@ -48,32 +48,39 @@ func resolveSlots(ctx *graph.Context, entries []string) []artifactSlot {
 	return slots
 }
 
-// slotOf is the key a resolved entry is kept under for an evaluation.
-type slotOf string
-
-// resolveSlot resolves one entry, once per evaluation: every node's gate
-// resolves its produces, and most nodes name the same few files.
+// resolveSlot resolves one entry. Every node's gate resolves its produces
+// at every item, and almost every entry is one name: that slot's lists
+// share one small array, so resolving it costs the path and little else.
 func resolveSlot(ctx *graph.Context, entry string) artifactSlot {
-	return ctx.Files.Derived(ctx.WorkItem.Dir, slotOf(entry), func() any {
-		var slot artifactSlot
-		for _, name := range graph.ArtifactNames(entry) {
-			p := path.Join(ctx.WorkItem.Dir, name)
-			slot.Names = append(slot.Names, name)
-			slot.Candidates = append(slot.Candidates, p)
-			kind, err := ctx.Files.Kind(p)
-			switch {
-			case err == nil && kind == repo.KindRegular:
-				slot.Present = append(slot.Present, p)
-			case errors.Is(err, repo.ErrOutside):
-				slot.Outside = append(slot.Outside, p)
-			}
+	var slot artifactSlot
+	if !strings.Contains(entry, graph.AlternativeSeparator) {
+		name := strings.TrimSpace(entry)
+		if name == "" {
+			return slot
 		}
-		// Clipped: an append to a slot shared by every hook of the
-		// evaluation must copy, never write into it.
-		slot.Names, slot.Candidates = slices.Clip(slot.Names), slices.Clip(slot.Candidates)
-		slot.Present, slot.Outside = slices.Clip(slot.Present), slices.Clip(slot.Outside)
+		p := path.Join(ctx.WorkItem.Dir, name)
+		lists := [3]string{name, p, p}
+		slot.Names, slot.Candidates = lists[0:1:1], lists[1:2:2]
+		switch kind, err := ctx.Files.Kind(p); {
+		case err == nil && kind == repo.KindRegular:
+			slot.Present = lists[2:3:3]
+		case errors.Is(err, repo.ErrOutside):
+			slot.Outside = lists[2:3:3]
+		}
 		return slot
-	}).(artifactSlot)
+	}
+	for _, name := range graph.ArtifactNames(entry) {
+		p := path.Join(ctx.WorkItem.Dir, name)
+		slot.Names = append(slot.Names, name)
+		slot.Candidates = append(slot.Candidates, p)
+		switch kind, err := ctx.Files.Kind(p); {
+		case err == nil && kind == repo.KindRegular:
+			slot.Present = append(slot.Present, p)
+		case errors.Is(err, repo.ErrOutside):
+			slot.Outside = append(slot.Outside, p)
+		}
+	}
+	return slot
 }
 
 // slotEntries reads a with: value naming artifacts: one entry, or a list of

@@ -293,8 +293,8 @@ func (f *Files) frontMatter(rel string) (*cachedFile, error) {
 // execution-log.md, on eight of them): the first answer stands for the
 // evaluation, as its first read does. key tells derivations apart, as a
 // context key does: a value of a type the caller does not export. derive
-// must depend on nothing but rel's contents (for a directory, what it
-// holds), and callers must not modify what it returns.
+// must depend on nothing but rel's contents, and callers must not modify
+// what it returns.
 func (f *Files) Derived(rel string, key any, derive func() any) any {
 	if !f.Cached() {
 		return derive()

@@ -199,7 +199,8 @@ func (rt *Runtime) load(id string, files *Files) (WorkItem, *State, error) {
 }
 
 func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
-	return rt.itemContext(item, st, files).at(n, b, event)
+	c := rt.itemContext(item, st, files).at(n, b, event)
+	return &c
 }
 
 // itemContext is what every node's context of one item shares, with no
@@ -223,12 +224,14 @@ func (rt *Runtime) itemContext(item WorkItem, st *State, files *Files) *Context 
 	}
 }
 
-// at is the item's context c at node n's boundary b, answering event.
-func (c *Context) at(n *Node, b Boundary, event *Event) *Context {
+// at is the item's context c at node n's boundary b, answering event: a
+// value, which a caller evaluating node after node keeps on its stack
+// (RunChain copies it for each hook).
+func (c *Context) at(n *Node, b Boundary, event *Event) Context {
 	nc := *c
 	nc.Node, nc.Boundary, nc.Event = n, b, event
 	nc.Log = logWith(logWith(c.Log, "node", n.ID), "boundary", string(b))
-	return &nc
+	return nc
 }
 
 // current is the node st points at: the loop's start for an item that has
@@ -255,7 +258,8 @@ func (rt *Runtime) pureContext(item WorkItem, n *Node, st *State, files *Files, 
 
 // pureContextAt is pureContext at either boundary of n.
 func (rt *Runtime) pureContextAt(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
-	return rt.pureItemContext(item, st, files).at(n, b, event)
+	c := rt.pureItemContext(item, st, files).at(n, b, event)
+	return &c
 }
 
 // pureItemContext is itemContext for a read-only evaluation.

@@ -63,7 +63,8 @@ type State struct {
 	// loses nothing another tool recorded.
 	extra map[string]json.RawMessage
 	// order and added are the key orders Save writes in (stateformat.go).
-	order, added keyOrder
+	order *fileOrder
+	added keyOrder
 }
 
 // NewState is the state of an item that has not entered the graph.
@@ -155,7 +156,7 @@ func ParseState(path string, data []byte, workItem string) (*State, error) {
 		}
 	}
 	s.Version = StateVersion
-	s.order = readKeyOrder(data)
+	s.order = &fileOrder{data: bytes.Clone(data)}
 	s.normalise()
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -21,6 +22,25 @@ import (
 // keyOrder maps a JSON path ("nodes", "skips/design", "forced/0") to the
 // keys of the object there, in order.
 type keyOrder map[string][]string
+
+// fileOrder is the key order of the file a state was read from, read
+// when a write first needs it: check reads thousands of states and
+// writes none.
+type fileOrder struct {
+	once  sync.Once
+	data  []byte
+	order keyOrder
+}
+
+// at is the order of the object at path; none for a state not read from
+// a file.
+func (o *fileOrder) at(path string) []string {
+	if o == nil {
+		return nil
+	}
+	o.once.Do(func() { o.order, o.data = readKeyOrder(o.data), nil })
+	return o.order[path]
+}
 
 // readKeyOrder records the key order of every object in a JSON document.
 func readKeyOrder(data []byte) keyOrder {
@@ -117,7 +137,7 @@ func (s *State) orderKeys(path string, keys []string) []string {
 			}
 		}
 	}
-	take(s.order[path])
+	take(s.order.at(path))
 	take(s.added[path])
 	take(recordOrders[pattern(path)])
 	rest := slices.Clone(keys)
@@ -129,7 +149,7 @@ func (s *State) orderKeys(path string, keys []string) []string {
 // noteKey records that key was added to the object at path, so it is
 // written after the keys the file already had, in the order they came.
 func (s *State) noteKey(path, key string) {
-	if slices.Contains(s.order[path], key) || slices.Contains(s.added[path], key) {
+	if slices.Contains(s.order.at(path), key) || slices.Contains(s.added[path], key) {
 		return
 	}
 	if s.added == nil {

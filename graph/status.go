@@ -184,7 +184,8 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 		if n.Actor == ActorHuman {
 			event, handed = repliesAt(replies, consumed, n, st, rt.Graph.Start)
 		}
-		out := RunChain(n.Exit, base.at(n, Exit, event))
+		nc := base.at(n, Exit, event)
+		out := RunChain(n.Exit, &nc)
 		if out.Status == StatusPass {
 			for _, i := range handed {
 				consumed[i] = true
