@@ -37,8 +37,9 @@ func init() { register(validateArtifactsName, validateArtifacts{}) }
 type validateArtifacts struct{}
 
 var (
-	_ graph.Hook         = validateArtifacts{}
-	_ graph.ParamChecker = validateArtifacts{}
+	_ graph.Hook          = validateArtifacts{}
+	_ graph.ParamChecker  = validateArtifacts{}
+	_ graph.ParamPreparer = validateArtifacts{}
 )
 
 var validateArtifactsParams = hookParams{
@@ -134,12 +135,19 @@ func (validateArtifacts) CheckParams(params map[string]any) error {
 	return validateArtifactsParams.check(params)
 }
 
+// PrepareParams decodes the checks once per chain entry: the hook runs at
+// most nodes of every item.
+func (validateArtifacts) PrepareParams(params map[string]any) any { return artifactChecks(params) }
+
 func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	params := ctx.Params
 	if reason := dormantReason(ctx); reason != "" {
 		return graph.Skip(validateArtifactsName, reason), nil
 	}
-	checks := artifactChecks(params)
+	checks, ok := ctx.Prepared.(ArtifactChecks)
+	if !ok {
+		checks = artifactChecks(params)
+	}
 
 	produced := resolveSlots(ctx, nodeProduces(ctx))
 	slots := append(slices.Clone(produced), resolveSlots(ctx, checks.Validates)...)

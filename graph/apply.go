@@ -61,7 +61,7 @@ func Apply(g *Graph, table map[string]Hook, attachments []Attachment) (*Graph, e
 			e.Params = map[string]any{}
 		}
 		c := compiler{file: a.File, reg: g.registry, loop: g.Name}
-		if err := c.checkEntry(a.Node, a.Boundary, e, table); err != nil {
+		if err := c.checkEntry(a.Node, a.Boundary, &e, table); err != nil {
 			return nil, err
 		}
 		n := *out.Nodes[i]

@@ -99,7 +99,7 @@ func (out *ChainOutcome) run(e ChainEntry, base *Context) Result {
 	}
 	ctx := *base
 	ctx.Log = logWith(log, "hook", e.Hook)
-	ctx.Params = e.Params
+	ctx.Params, ctx.Prepared = e.Params, e.Prepared
 	if ctx.Params == nil {
 		ctx.Params = map[string]any{}
 	}

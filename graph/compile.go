@@ -358,7 +358,7 @@ func (c *compiler) chain(node string, b Boundary, v *yaml.Node) ([]ChainEntry, e
 		if err != nil {
 			return nil, err
 		}
-		if err := c.checkEntry(node, b, e, nil); err != nil {
+		if err := c.checkEntry(node, b, &e, nil); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
@@ -406,9 +406,10 @@ func (c *compiler) chainEntry(node string, b Boundary, raw *yaml.Node) (ChainEnt
 
 // checkEntry validates one chain entry: the hook resolves (from the shipped
 // registry, or extra for a repository attachment) and its parameters pass
-// the hook's own check. Shared by Compile and Apply so an appended entry is
-// held to exactly the rules of a shipped one.
-func (c *compiler) checkEntry(node string, b Boundary, e ChainEntry, extra map[string]Hook) error {
+// the hook's own check, and the hook prepares them when it does. Shared by
+// Compile and Apply so an appended entry is held to exactly the rules of a
+// shipped one.
+func (c *compiler) checkEntry(node string, b Boundary, e *ChainEntry, extra map[string]Hook) error {
 	h, ok := extra[e.Hook]
 	if !ok && c.reg != nil {
 		h, ok = c.reg.Lookup(e.Hook)
@@ -426,6 +427,9 @@ func (c *compiler) checkEntry(node string, b Boundary, e ChainEntry, extra map[s
 			return &ConfigError{File: c.file, Line: e.Line, Loop: c.loop, Node: node, Key: string(b) + "." + e.Hook + ".with",
 				Msg: err.Error(), Err: err}
 		}
+	}
+	if pp, ok := h.(ParamPreparer); ok {
+		e.Prepared = pp.PrepareParams(e.Params)
 	}
 	return nil
 }

@@ -257,6 +257,10 @@ type Context struct {
 	Checkout *repo.Checkout
 	// Params is this chain entry's with: mapping (never nil).
 	Params map[string]any
+	// Prepared is what the hook's PrepareParams made of Params when the
+	// graph compiled; nil when the hook prepares nothing, or when Params
+	// came another way (a trial's own with:).
+	Prepared any
 	// Results holds the results of the hooks earlier in this chain.
 	Results []Result
 	// Event is the inbound event for a human gate, nil when none.
@@ -323,6 +327,15 @@ type HookFunc func(ctx *Context) (Result, error)
 
 // Run calls f.
 func (f HookFunc) Run(ctx *Context) (Result, error) { return f(ctx) }
+
+// ParamPreparer is implemented by hooks that decode their with:
+// parameters into a form of their own: once, when the graph compiles and
+// after CheckParams passed, rather than at every node of every item. The
+// hook finds it in Context.Prepared, and must still decode Params itself
+// when Prepared is nil.
+type ParamPreparer interface {
+	PrepareParams(params map[string]any) any
+}
 
 // ParamChecker is implemented by hooks whose with: parameters can be checked
 // when the graph compiles, so a typo is a startup failure rather than a

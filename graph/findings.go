@@ -121,9 +121,12 @@ func silentStop(r *Result) string {
 }
 
 // chainRuns lists what each hook of the exit chain entries did in out,
-// and the entry chain as not run by check.
-func chainRuns(n *Node, out *ChainOutcome, skipped string) []HookRun {
-	runs := make([]HookRun, 0, len(n.Entry)+len(n.Exit))
+// and the entry chain as not run by check. They are appended to *all,
+// which holds every node's of one report in one array, and the node's own
+// come back clipped.
+func chainRuns(all *[]HookRun, n *Node, out *ChainOutcome, skipped string) []HookRun {
+	from := len(*all)
+	runs := *all
 	for _, e := range n.Entry {
 		runs = append(runs, HookRun{Hook: e.Hook, Boundary: string(Entry), Reason: NotRunEntry})
 	}
@@ -143,7 +146,8 @@ func chainRuns(n *Node, out *ChainOutcome, skipped string) []HookRun {
 		}
 		runs = append(runs, run)
 	}
-	return runs
+	*all = runs
+	return runs[from:len(runs):len(runs)]
 }
 
 func verbed(s Status) string {

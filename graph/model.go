@@ -43,6 +43,8 @@ const AlternativeSeparator = "|"
 type ChainEntry struct {
 	Hook   string
 	Params map[string]any
+	// Prepared is what the hook's PrepareParams made of Params.
+	Prepared any
 	// Line is where the entry was declared (0 when unknown).
 	Line int
 }
@@ -227,4 +229,13 @@ func ArtifactNames(entry string) []string {
 		}
 	}
 	return names
+}
+
+// hookCount is how many chain entries the loop's nodes hold in all.
+func (g *Graph) hookCount() int {
+	n := 0
+	for _, node := range g.Nodes {
+		n += len(node.Entry) + len(node.Exit)
+	}
+	return n
 }

@@ -165,6 +165,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 	// windows the state's times draw (the state is the checkout's).
 	consumed := make([]bool, len(replies))
 	base := rt.pureItemContext(item, st, files)
+	runs := make([]HookRun, 0, rt.Graph.hookCount())
 	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Loop: rt.Graph.Name, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
 	for _, n := range rt.Graph.Nodes {
 		rec := st.Nodes[n.ID]
@@ -176,7 +177,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 			prov := SkipProvenance(decl)
 			rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(StatusSkip), Outcome: OutcomeSkipped,
 				Messages: []string{prov}, Attempts: attempts, Findings: []Finding{},
-				Hooks: chainRuns(n, nil, NotRunSkipped+": "+prov)})
+				Hooks: chainRuns(&runs, n, nil, NotRunSkipped+": "+prov)})
 			continue
 		}
 		var event *Event
@@ -209,7 +210,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 		}
 		rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(out.Status), Outcome: out.Outcome(),
 			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts,
-			Findings: findings, Hooks: chainRuns(n, &out, "")})
+			Findings: findings, Hooks: chainRuns(&runs, n, &out, "")})
 	}
 	rep.CurrentNode = st.CurrentNode
 	switch {

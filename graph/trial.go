@@ -83,7 +83,7 @@ func (rt *Runtime) Trial(id string, t Trial) (*TrialReport, error) {
 		entry, before = chain[at], chain[:at]
 	}
 	if t.Params != nil {
-		entry.Params = t.Params
+		entry.Params, entry.Prepared = t.Params, nil
 	}
 	rep.Params = entry.Params
 
