@@ -41,7 +41,14 @@ type Files struct {
 	mu      sync.Mutex
 	m       map[string]*cachedFile // nil: no cache
 	folders map[string]*folder     // by directory; with m
+	items   map[string]checkedItem // by id; with m
 	kept    atomic.Int64           // bytes the cache holds
+}
+
+// checkedItem is what Checkout.Item said of an id.
+type checkedItem struct {
+	it  repo.Item
+	err error
 }
 
 // folder is one directory's listing, made once per evaluation: a work
@@ -82,7 +89,7 @@ type derivation struct {
 
 // NewFiles returns a caching reader of co, for one read-only evaluation.
 func NewFiles(co *repo.Checkout) *Files {
-	return &Files{co: co, m: map[string]*cachedFile{}, folders: map[string]*folder{}}
+	return &Files{co: co, m: map[string]*cachedFile{}, folders: map[string]*folder{}, items: map[string]checkedItem{}}
 }
 
 // DirectFiles returns a reader of co that caches nothing, for a chain that
@@ -180,6 +187,24 @@ func (f *Files) Kind(rel string) (repo.Kind, error) {
 		return repo.KindOther, err
 	}
 	return repo.KindOf(fi.Mode()), nil
+}
+
+// Item is the checkout's Item(id), checked once per evaluation: the
+// caller that chose the item's loop has checked it already.
+func (f *Files) Item(id string) (repo.Item, error) {
+	if f.items == nil {
+		return f.co.Item(id)
+	}
+	f.mu.Lock()
+	c, ok := f.items[id]
+	f.mu.Unlock()
+	if !ok {
+		c.it, c.err = f.co.Item(id)
+		f.mu.Lock()
+		f.items[id] = c
+		f.mu.Unlock()
+	}
+	return c.it, c.err
 }
 
 // ErrTooMuchRead is a read that would take one evaluation's files past

@@ -105,7 +105,7 @@ func (rt *Runtime) WorkItem(id string) (WorkItem, error) {
 }
 
 func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
-	it, err := rt.Checkout.Item(id)
+	it, err := files.Item(id)
 	if err != nil {
 		return WorkItem{ID: id, Dir: it.Dir}, err
 	}

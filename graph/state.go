@@ -183,6 +183,16 @@ func LoadState(co *repo.Checkout, dir, workItem string) (*State, error) {
 	return ParseState(rel, data, workItem)
 }
 
+// LoadStateIn is LoadState for a read-only evaluation: a state file its
+// folder's listing shows is absent is a fresh state without asking, and
+// any other is read as LoadState reads it.
+func LoadStateIn(files *Files, dir, workItem string) (*State, error) {
+	if files.absent("read", path.Join(dir, StateFile)) != nil {
+		return NewState(workItem), nil
+	}
+	return LoadState(files.co, dir, workItem)
+}
+
 // MarshalJSON writes the known keys in the original's order, then any keys
 // another tool recorded, sorted.
 func (s *State) MarshalJSON() ([]byte, error) {

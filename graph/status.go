@@ -142,13 +142,19 @@ func (rt *Runtime) Status(id string, recompute bool) (*StatusReport, error) {
 // StatusWith is Status for a caller that already read the item's state
 // (to choose its loop); st nil reads it.
 func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusReport, error) {
-	files := NewFiles(rt.Checkout)
+	return rt.StatusIn(NewFiles(rt.Checkout), id, st, recompute)
+}
+
+// StatusIn is StatusWith reading through files, a read-only evaluation's
+// (NewFiles) of the runtime's checkout, that the caller may have read the
+// item's state through.
+func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) (*StatusReport, error) {
 	item, err := rt.workItem(id, files)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		if st, err = LoadState(rt.Checkout, rt.StateDir(item), item.ID); err != nil {
+		if st, err = LoadStateIn(files, rt.StateDir(item), item.ID); err != nil {
 			return nil, err
 		}
 	}

@@ -391,12 +391,17 @@ func (e *Engine) recordedLoop(item string, sel Selector) string {
 // the outer-path loop it records ("" for the default, and for an inner
 // loop).
 func (e *Engine) itemState(item string, sel Selector) (st *graph.State, recorded, dir string, err error) {
-	it, err := e.Checkout.Item(item)
+	return e.itemStateIn(graph.DirectFiles(e.Checkout), item, sel)
+}
+
+// itemStateIn is itemState reading through files.
+func (e *Engine) itemStateIn(files *graph.Files, item string, sel Selector) (st *graph.State, recorded, dir string, err error) {
+	it, err := files.Item(item)
 	if err != nil {
 		return nil, "", "", err
 	}
 	dir = graph.StateDirOf(it.Dir, e.stateSubpath(sel))
-	st, err = graph.LoadState(e.Checkout, dir, item)
+	st, err = graph.LoadStateIn(files, dir, item)
 	if err != nil || sel.PR > 0 {
 		return st, "", dir, err
 	}
@@ -664,8 +669,10 @@ func isItemError(err error) bool {
 }
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
-	// The state is read once: it names the loop, and is then evaluated.
-	st, recorded, dir, err := e.itemState(item, sel)
+	// The state is read once: it names the loop, and is then evaluated,
+	// through the same read-only view of the item's files.
+	files := graph.NewFiles(e.Checkout)
+	st, recorded, dir, err := e.itemStateIn(files, item, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +697,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 		st, undone = base.restrict(rt.Graph, st)
 		said = append(said, undone...)
 	}
-	rep, err := rt.StatusWith(item, st, recompute)
+	rep, err := rt.StatusIn(files, item, st, recompute)
 	if err != nil {
 		return nil, err
 	}
