@@ -85,6 +85,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	}
+	if answerHelp(args, stdout) {
+		return 0 // as kong answers help, from help_text.go (see help_static.go)
+	}
 	cli, ctx, exit, err := parseArgs(args, stdout, stderr)
 	if cli == nil {
 		return badGrammar(err, stderr)
