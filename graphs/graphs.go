@@ -11,9 +11,11 @@ import (
 //go:embed pdlc-work-item-loop.yaml pdlc-pr-loop.yaml pdlc-contribution-loop.yaml pdlc-adhoc-loop.yaml
 var loops embed.FS
 
-// Each loop also ships pre-parsed (see graph.EncodeYAMLTree), because
-// parsing YAML is most of the cost of compiling one; the YAML stays the
-// source, and a test in policy fails when a tree no longer matches it.
+// Each loop also ships pre-parsed (see graph.EncodeYAMLTree), for the
+// tests and benchmarks that compile it; the engine itself builds each loop
+// from Go generated from the compiled YAML (policy/loops_compiled.go). The
+// YAML stays the source, and tests in policy fail when a tree or the
+// generated Go no longer matches it.
 //
 //go:embed trees/*.tree
 var trees embed.FS

@@ -281,21 +281,22 @@ func (e *Engine) emit(event, level string, fields map[string]any) {
 	}
 }
 
-// shippedLoops compiles each shipped loop once per process, on first use
-// (most runs walk one loop), from its pre-parsed tree.
+//go:generate go test -run ^TestTheCompiledLoopsAreTheirYAMLs$ -update .
+
+// shippedLoops builds each shipped loop once per process, on first use
+// (most runs walk one loop). Each was compiled from its YAML when the
+// program was built (loops_compiled.go, which a test holds to what
+// graph.Compile makes of the YAML now): a process neither parses nor
+// checks it again.
 var shippedLoops = func() map[string]func() (*graph.Graph, error) {
 	m := map[string]func() (*graph.Graph, error){}
 	for _, name := range graphs.Names {
 		m[name] = sync.OnceValues(func() (*graph.Graph, error) {
-			tree, err := graphs.Tree(name)
-			if err != nil {
-				return nil, err
+			g := compiledLoop(name)
+			if g == nil {
+				return nil, fmt.Errorf("shipped loop %s: not compiled into the program; run go generate ./policy", name)
 			}
-			g, err := graph.CompileTree(graphs.FileName(name), tree, builtins.Registry())
-			if err != nil {
-				return nil, fmt.Errorf("shipped loop %s: %w", name, err)
-			}
-			return g, nil
+			return graph.Assemble(g, builtins.Registry()), nil
 		})
 	}
 	return m

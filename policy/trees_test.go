@@ -12,10 +12,10 @@ import (
 	"github.com/the-loop/the-loop/graphs"
 )
 
-var update = flag.Bool("update", false, "rewrite the shipped loops' pre-parsed trees from their YAML")
+var update = flag.Bool("update", false, "rewrite the shipped loops' pre-parsed trees and compiled Go from their YAML")
 
-// TestTheShippedTreesMatchTheirYAML keeps graphs/trees/*.tree, which the
-// engine compiles from, in step with the YAML they are made from. Run
+// TestTheShippedTreesMatchTheirYAML keeps graphs/trees/*.tree, which
+// tests and benchmarks compile from, in step with the YAML they are made from. Run
 // `go test ./policy -run TestTheShippedTreesMatchTheirYAML -update` after
 // editing a loop.
 func TestTheShippedTreesMatchTheirYAML(t *testing.T) {

@@ -85,6 +85,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	}
+	if answerHelp(args, stdout) {
+		return 0 // as kong answers help, from help_text.go (see help_static.go)
+	}
+	if cli, verb, ok := parsePlain(args); ok {
+		return runVerb(verb, cli, out)
+	}
 	cli, ctx, exit, err := parseArgs(args, stdout, stderr)
 	if cli == nil {
 		return badGrammar(err, stderr)
@@ -100,6 +106,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printNotes(out, cli.opened.Notes())
 	}
 	return reportAs(err, out, selectedFormat(ctx))
+}
+
+// runVerb runs the verb a command line selected and reports its answer.
+func runVerb(verb runner, cli *CLI, out *Output) int {
+	err := flagged(verb.Run(&cli.Globals, out))
+	if cli.opened != nil {
+		printNotes(out, cli.opened.Notes())
+	}
+	return reportAs(err, out, formatOf(verb))
 }
 
 // badGrammar reports a command tree kong refuses: a defect of this
@@ -131,9 +146,15 @@ type formatted interface{ outputFormat() string }
 // without.
 func selectedFormat(ctx *kong.Context) string {
 	if n := ctx.Selected(); n != nil && n.Target.CanAddr() {
-		if f, ok := n.Target.Addr().Interface().(formatted); ok {
-			return f.outputFormat()
-		}
+		return formatOf(n.Target.Addr().Interface())
+	}
+	return ""
+}
+
+// formatOf is verb's --format, "" for one without.
+func formatOf(verb any) string {
+	if f, ok := verb.(formatted); ok {
+		return f.outputFormat()
 	}
 	return ""
 }

@@ -4,7 +4,9 @@
 //
 // The command is thin by design: each verb lives in its own *_cmd.go, parses
 // its flags with kong, calls one method of policy.Engine and formats the
-// answer. Output formats for check are a registry (format*.go) that the
+// answer. To start fast, a plain command line is read by the same tags
+// without building kong's model (plain.go), and help is printed as kong
+// rendered it at build time (help_static.go); tests hold both to kong. Output formats for check are a registry (format*.go) that the
 // --format enum is built from. Every error reaches one exit point, report in
 // cli.go: 0 success, 1 a negative answer (exitCode), 2 could not run.
 //

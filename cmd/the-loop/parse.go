@@ -44,13 +44,7 @@ func newParser(cli *CLI, exit *int, stdout, stderr io.Writer, in scope) (*kong.K
 		kong.Exit(func(code int) { *exit = code }),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{
-			"reportFormats": strings.Join(reportFormatNames(), ","),
-			"textFormats":   "text,json",
-			"graphFormats":  "text,json," + mermaidFormat,
-			"statusFormats": strings.Join(statusFormatNames(), ","),
-			"version":       version(),
-		},
+		cliVars(),
 	}
 	if in.plain {
 		// Kong reads every field's tag even of a field it is told to
@@ -86,6 +80,35 @@ func newParser(cli *CLI, exit *int, stdout, stderr io.Writer, in scope) (*kong.K
 		opts = append(opts, kong.IgnoreFields(`^(?:`+strings.Join(ignore, "|")+`)$`))
 	}
 	return kong.New(cli, opts...)
+}
+
+// cliVarNames are the variables the command tree's tags may name, as
+// ${name}.
+var cliVarNames = []string{"reportFormats", "textFormats", "graphFormats", "statusFormats", "version"}
+
+// cliVar is the value of the variable name in the command tree's tags.
+func cliVar(name string) (string, bool) {
+	switch name {
+	case "reportFormats":
+		return strings.Join(reportFormatNames(), ","), true
+	case "textFormats":
+		return "text,json", true
+	case "graphFormats":
+		return "text,json," + mermaidFormat, true
+	case "statusFormats":
+		return strings.Join(statusFormatNames(), ","), true
+	case "version":
+		return version(), true
+	}
+	return "", false
+}
+
+func cliVars() kong.Vars {
+	vars := kong.Vars{}
+	for _, name := range cliVarNames {
+		vars[name], _ = cliVar(name)
+	}
+	return vars
 }
 
 // commandTree is struct t with only its commands, each a commandTree

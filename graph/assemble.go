@@ -1,0 +1,22 @@
+package graph
+
+// Assemble completes g, whose exported fields are a loop as Compile built
+// it, with what Compile builds beside them (the node and edge indexes,
+// the first declared edge winning) and reg as its hooks, and returns it.
+// It checks nothing: it is for a loop compiled and checked when the
+// program was built, as the shipped loops are (policy holds its
+// generated ones equal to what Compile makes of their YAML).
+func Assemble(g *Graph, reg Registry) *Graph {
+	g.byID = make(map[string]*Node, len(g.Nodes))
+	for _, n := range g.Nodes {
+		g.byID[n.ID] = n
+	}
+	g.index = make(map[[2]string]string, len(g.Edges))
+	for _, e := range g.Edges {
+		if key := [2]string{e.From, e.On}; g.index[key] == "" {
+			g.index[key] = e.To
+		}
+	}
+	g.registry = reg
+	return g
+}
