@@ -149,6 +149,16 @@ func (f *Files) lookup(rel string) (fo *repo.Folder, kind repo.Kind, present, kn
 	if !ok {
 		return nil, 0, false, false
 	}
+	if fo = f.folder(dir); fo == nil {
+		return nil, 0, false, false
+	}
+	kind, present = fo.Kind(name)
+	return fo, kind, present, true
+}
+
+// folder is the listing of dir, made on first use; nil where there is
+// none to ask.
+func (f *Files) folder(dir string) *repo.Folder {
 	f.mu.Lock()
 	d, ok := f.folders[dir]
 	if !ok {
@@ -157,11 +167,7 @@ func (f *Files) lookup(rel string) (fo *repo.Folder, kind repo.Kind, present, kn
 	}
 	f.mu.Unlock()
 	d.once.Do(func() { d.f = f.co.Folder(dir) })
-	if d.f == nil {
-		return nil, 0, false, false
-	}
-	kind, present = d.f.Kind(name)
-	return d.f, kind, present, true
+	return d.f
 }
 
 // absent is the error op on rel fails with when its directory's listing
@@ -199,7 +205,13 @@ func (f *Files) Item(id string) (repo.Item, error) {
 	c, ok := f.items[id]
 	f.mu.Unlock()
 	if !ok {
-		c.it, c.err = f.co.Item(id)
+		if repo.ValidID(id) && f.folder(f.co.ItemDir(id)) != nil {
+			// Its folder listed, so it is a directory inside the
+			// checkout: what Item checks, asked once for both.
+			c.it, c.err = repo.Item{ID: id, Dir: f.co.ItemDir(id)}, nil
+		} else {
+			c.it, c.err = f.co.Item(id)
+		}
 		f.mu.Lock()
 		f.items[id] = c
 		f.mu.Unlock()

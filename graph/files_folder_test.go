@@ -122,3 +122,30 @@ func TestAFolderOfTooManyNamesIsLookedUpNameByName(t *testing.T) {
 		t.Errorf("Kind = %v, %v", k, err)
 	}
 }
+
+// TestAnEvaluationChecksAnItemAsTheCheckoutDoes holds Files.Item, which
+// takes a folder that lists for a directory inside, to Checkout.Item.
+func TestAnEvaluationChecksAnItemAsTheCheckoutDoes(t *testing.T) {
+	root := hostileSpecTree(t)
+	outside := t.TempDir()
+	specs := filepath.Join(root, "specs")
+	if err := os.Symlink("item", filepath.Join(specs, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(specs, "escaped")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(specs, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	co, err := checkoutOf(t, root).WithSpecDir("specs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"item", "linked", "escaped", "file", "missing", "..", "a/b", ""} {
+		want := fmt.Sprint(co.Item(id))
+		if got := fmt.Sprint(NewFiles(co).Item(id)); got != want {
+			t.Errorf("Item(%q) = %s, want %s", id, got, want)
+		}
+	}
+}

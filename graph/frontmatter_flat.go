@@ -25,8 +25,10 @@ import (
 // every line), and the caller then decodes the block as YAML: fmFlat may
 // decline what it could have read, never read it differently.
 func fmFlat(block string) (front map[string]any, lines map[string]int, ok bool) {
-	front = map[string]any{}
-	lines = map[string]int{}
+	// Sized for a key a line, so that neither map grows as it fills.
+	keys := strings.Count(block, "\n") + 1
+	front = make(map[string]any, keys)
+	lines = make(map[string]int, keys)
 	for n := 1; ; n++ {
 		line, rest, more := strings.Cut(block, "\n")
 		if !flatText(line) {
