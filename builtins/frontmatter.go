@@ -18,12 +18,11 @@ import (
 // reader here tolerates a malformed document: a gate must report what is
 // unmet, never fail to read.
 
-// fmSpace is Python's str.isspace, which the original's strip() calls use:
-// Unicode white space plus the four ASCII separator controls.
-func fmSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
+// fmSpace is Python's str.isspace, which the original's strip() calls use.
+func fmSpace(r rune) bool { return graph.IsPySpace(r) }
 
 // fmTrim strips fmSpace from both ends of s.
-func fmTrim(s string) string { return strings.TrimFunc(s, fmSpace) }
+func fmTrim(s string) string { return graph.TrimPySpace(s) }
 
 // pythonStr renders a decoded value the way Python's str() does, so that a
 // front-matter comparison made by text agrees with the reference

@@ -5,18 +5,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/the-loop/the-loop/internal/lazyregexp"
 )
-
-// trimPySpace strips what Python's str.strip() strips: Unicode white space
-// plus the four ASCII separator controls.
-func trimPySpace(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
-}
 
 // SplitFrontMatter separates a document's leading "---" front matter from its body.
 //
@@ -56,7 +49,7 @@ func SplitFrontMatterLines(text string) (map[string]any, string, FrontMatterLine
 		if end < 0 {
 			end, next = len(text)-at, len(text)+1
 		}
-		if trimPySpace(text[at:at+end]) != "---" {
+		if TrimPySpace(text[at:at+end]) != "---" {
 			at = next
 			continue
 		}

@@ -16,7 +16,7 @@ func splitFrontMatterJoined(text string) (map[string]any, string, FrontMatterLin
 	}
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
-		if trimPySpace(lines[i]) != "---" {
+		if TrimPySpace(lines[i]) != "---" {
 			continue
 		}
 		block := strings.Join(lines[1:i], "\n")
@@ -193,7 +193,7 @@ func frontMatterBlock(text string) (string, bool) {
 	}
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
-		if trimPySpace(lines[i]) == "---" {
+		if TrimPySpace(lines[i]) == "---" {
 			return strings.Join(lines[1:i], "\n"), true
 		}
 	}
