@@ -48,10 +48,23 @@ func resolveSlots(ctx *graph.Context, entries []string) []artifactSlot {
 	return slots
 }
 
-// resolveSlot resolves one entry. Every node's gate resolves its produces
-// at every item, and almost every entry is one name: that slot's lists
-// share one small array, so resolving it costs the path and little else.
+// resolveSlot resolves one entry, once per read-only evaluation: every
+// node's gate resolves its produces, and most nodes name the same few
+// files. What it keeps is never modified: its lists are clipped, so an
+// append copies.
 func resolveSlot(ctx *graph.Context, entry string) artifactSlot {
+	if kept, ok := ctx.Files.Recall(ctx.WorkItem.Dir, entry); ok {
+		if slot, ok := kept.(artifactSlot); ok {
+			return slot
+		}
+	}
+	return ctx.Files.Keep(ctx.WorkItem.Dir, entry, resolveSlotNow(ctx, entry)).(artifactSlot)
+}
+
+// resolveSlotNow resolves entry. Almost every entry is one name: that
+// slot's lists share one small array, so resolving it costs the path and
+// little else.
+func resolveSlotNow(ctx *graph.Context, entry string) artifactSlot {
 	var slot artifactSlot
 	if !strings.Contains(entry, graph.AlternativeSeparator) {
 		name := strings.TrimSpace(entry)
@@ -80,6 +93,8 @@ func resolveSlot(ctx *graph.Context, entry string) artifactSlot {
 			slot.Outside = append(slot.Outside, p)
 		}
 	}
+	slot.Names, slot.Candidates = slices.Clip(slot.Names), slices.Clip(slot.Candidates)
+	slot.Present, slot.Outside = slices.Clip(slot.Present), slices.Clip(slot.Outside)
 	return slot
 }
 

@@ -237,15 +237,21 @@ func isFence(line string) bool {
 	return strings.HasPrefix(strings.TrimLeftFunc(line, fmSpace), "```")
 }
 
-// sectionsKey is the key artifactSections keeps an artifact's sections
-// under, in the evaluation's graph.Files.
-type sectionsKey struct{}
+// sectionsKey is what artifactSections keeps an artifact's sections
+// under, in the evaluation's graph.Files: no path has a NUL in it, so no
+// other keeper's key is this one.
+const sectionsKey = "\x00sections"
 
 // artifactSections is fmSections of body, the body of rel, split once per
 // evaluation: the gates of eight nodes read the sections of the shared
 // execution log. Callers must not modify the result.
 func artifactSections(files *graph.Files, rel, body string) []mdSection {
-	return files.Derived(rel, sectionsKey{}, func() any { return fmSections(body) }).([]mdSection)
+	if kept, ok := files.Recall(rel, sectionsKey); ok {
+		if sections, ok := kept.([]mdSection); ok {
+			return sections
+		}
+	}
+	return files.Keep(rel, sectionsKey, slices.Clip(fmSections(body))).([]mdSection)
 }
 
 // lowerText is strings.ToLower(s): for valid UTF-8, which is all a

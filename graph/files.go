@@ -43,7 +43,12 @@ type Files struct {
 	folders map[string]*folder     // by directory; with m
 	items   map[string]checkedItem // by id; with m
 	kept    atomic.Int64           // bytes the cache holds
+	recall  map[recallKey]any      // see Keep; with m
 }
+
+// recallKey is what a value is kept under: a scope (a directory, say) and
+// a key in it, so that a caller need not build one string of both.
+type recallKey struct{ scope, key string }
 
 // checkedItem is what Checkout.Item said of an id.
 type checkedItem struct {
@@ -76,20 +81,12 @@ type cachedFile struct {
 	fm      map[string]any
 	body    string
 	fmLines FrontMatterLines
-
-	derivedMu sync.Mutex
-	derived   map[any]*derivation // by key; see Files.Derived
-}
-
-// derivation is one value Files.Derived computed.
-type derivation struct {
-	once  sync.Once
-	value any
 }
 
 // NewFiles returns a caching reader of co, for one read-only evaluation.
 func NewFiles(co *repo.Checkout) *Files {
-	return &Files{co: co, m: map[string]*cachedFile{}, folders: map[string]*folder{}, items: map[string]checkedItem{}}
+	return &Files{co: co, m: map[string]*cachedFile{}, folders: map[string]*folder{},
+		items: map[string]checkedItem{}, recall: map[recallKey]any{}}
 }
 
 // DirectFiles returns a reader of co that caches nothing, for a chain that
@@ -193,6 +190,39 @@ func (f *Files) Kind(rel string) (repo.Kind, error) {
 		return repo.KindOther, err
 	}
 	return repo.KindOf(fi.Mode()), nil
+}
+
+// Recall returns what Keep kept under scope and key in this read-only
+// evaluation; ok is false when nothing was, and always in one that caches
+// nothing.
+func (f *Files) Recall(scope, key string) (v any, ok bool) {
+	if f == nil || f.recall == nil {
+		return nil, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok = f.recall[recallKey{scope, key}]
+	return v, ok
+}
+
+// Keep keeps v under scope and key for the rest of a read-only evaluation,
+// for a fact the hooks of every node would otherwise work out again from
+// the same files (what a produces entry resolves to, say), and returns
+// what is kept: v, or what a hook on another core kept first. v must
+// depend on nothing the evaluation could see change, and must not be
+// modified once kept. An evaluation that caches nothing keeps nothing.
+func (f *Files) Keep(scope, key string, v any) any {
+	if f == nil || f.recall == nil {
+		return v
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := recallKey{scope, key}
+	if first, ok := f.recall[k]; ok {
+		return first
+	}
+	f.recall[k] = v
+	return v
 }
 
 // Item is the checkout's Item(id), checked once per evaluation: the
@@ -321,32 +351,4 @@ func (f *Files) frontMatter(rel string) (*cachedFile, error) {
 	}
 	c.fmOnce.Do(func() { c.fm, c.body, c.fmLines = SplitFrontMatterLines(text) })
 	return c, nil
-}
-
-// Derived returns what derive computes about rel, computing it once per
-// path and key in a read-only evaluation (and on every call otherwise),
-// even when hooks on several cores ask at once. The content hooks ask the
-// same question of the same artifact on node after node (the sections of
-// execution-log.md, on eight of them): the first answer stands for the
-// evaluation, as its first read does. key tells derivations apart, as a
-// context key does: a value of a type the caller does not export. derive
-// must depend on nothing but rel's contents, and callers must not modify
-// what it returns.
-func (f *Files) Derived(rel string, key any, derive func() any) any {
-	if !f.Cached() {
-		return derive()
-	}
-	c := f.entry(rel)
-	c.derivedMu.Lock()
-	d, ok := c.derived[key]
-	if !ok {
-		if c.derived == nil {
-			c.derived = map[any]*derivation{}
-		}
-		d = &derivation{}
-		c.derived[key] = d
-	}
-	c.derivedMu.Unlock()
-	d.once.Do(func() { d.value = derive() })
-	return d.value
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -34,33 +35,41 @@ func TestACachedStatIsTakenOncePerEvaluation(t *testing.T) {
 	}
 }
 
-func TestDerivedIsComputedOncePerPathAndKey(t *testing.T) {
-	type keyA struct{}
-	type keyB struct{}
+func TestWhatOneHookKeepsEveryHookOfTheEvaluationRecalls(t *testing.T) {
 	f := NewFiles(nil)
-	var calls atomic.Int32
-	derive := func(v string) func() any {
-		return func() any { calls.Add(1); return v }
-	}
 	var wg sync.WaitGroup
-	for range 8 {
+	var firsts atomic.Int32
+	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if got := f.Derived("a.md", keyA{}, derive("first")); got != "first" {
-				t.Errorf("got %v", got)
+			v := fmt.Sprint("from ", i)
+			if f.Keep("a.md", "k", v) == v {
+				firsts.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
-	if f.Derived("a.md", keyB{}, derive("b")) != "b" || f.Derived("b.md", keyA{}, derive("other")) != "other" {
-		t.Error("another key or path shared a derivation")
+	if n := firsts.Load(); n != 1 {
+		t.Errorf("%d keepers saw their own value kept, want the first only", n)
 	}
-	if n := calls.Load(); n != 3 {
-		t.Errorf("derived %d times, want 3", n)
+	kept, ok := f.Recall("a.md", "k")
+	if !ok || f.Keep("a.md", "k", "late") != kept {
+		t.Errorf("recalled %v, %v; a later keeper must get the first value", kept, ok)
 	}
-	var uncached *Files
-	if uncached.Derived("a.md", keyA{}, derive("x")) != "x" || DirectFiles(nil).Derived("a.md", keyA{}, derive("y")) != "y" {
-		t.Error("a reader without a cache did not derive afresh")
+	if _, ok := f.Recall("a.md", "other"); ok {
+		t.Error("another key shared a kept value")
+	}
+	if _, ok := f.Recall("b.md", "k"); ok {
+		t.Error("another scope shared a kept value")
+	}
+	var none *Files
+	for _, uncached := range []*Files{none, DirectFiles(nil)} {
+		if uncached.Keep("a.md", "k", "x") != "x" {
+			t.Error("a reader without a cache returned another value than it was given")
+		}
+		if _, ok := uncached.Recall("a.md", "k"); ok {
+			t.Error("a reader without a cache kept a value")
+		}
 	}
 }
