@@ -29,6 +29,16 @@
 // so a tree changed underneath cannot race the check. Elsewhere, or where a
 // seccomp filter refuses openat2, the same rules hold through [os.Root].
 //
+// To read many files one after another, as a rule over a source tree
+// does, use a [Reader]: on Linux, from the second file of a directory on,
+// it opens the files from a descriptor of that directory, itself opened
+// beneath the root, by their one name and refusing a link; a link, or
+// anything else that open refuses, is read again from the root, so that
+// what it answers is a read's answer. A directory moved away while a
+// Reader holds it is still read from: it was inside the checkout when
+// opened, and what it holds since is what a process able to move it could
+// as well have put in the checkout.
+//
 // To open the repository a verb runs in, use [Find] then [Open]; to address
 // a work item, [Checkout.WithSpecDir] then [Checkout.Item].
 //

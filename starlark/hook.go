@@ -110,6 +110,7 @@ func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, mode runM
 	defer rv.stop()
 	ctx := newContext(h.name, gctx, rv)
 	v, err, abandoned = st.run(func() (sl.Value, error) {
+		defer rv.closeReader()
 		return sl.Call(thread, h.impl, sl.Tuple{ctx}, nil)
 	}, mode)
 	return st, v, err, abandoned

@@ -34,19 +34,34 @@ type readAhead struct {
 	inflight atomic.Int64 // bytes read ahead and not yet taken or given back
 	stopped  atomic.Bool
 
-	mu      sync.Mutex // guards queue, workers and arenas
-	queue   []*aheadFile
+	mu    sync.Mutex // guards queue, back, workers and idle
+	queue []*aheadFile
+	// back is what workers took from the queue and put back unread when
+	// the window filled: a few files, read before the queue. Put back
+	// into the queue itself, they would cost a copy of all of it.
+	back    []*aheadFile
 	workers int
-	arenas  []*arena // idle workers' arenas, for the next to go on filling
+	idle    []*aheadWorker // what idle workers read with, for the next to go on with
 	// blocks is where the workers' arenas take their blocks from, and
 	// where a piece the hook is done with goes back to.
 	blocks *blockPool
+	// hook is the hook's goroutine's reader, for the files it reads
+	// itself (see repoValue.rd); nil reads through the checkout.
+	hook *repo.Reader
 
 	// globs are the latest finished globs' matches, sorted by path, and
 	// reading the one being read ahead. Only the hook's goroutine
 	// touches them.
 	globs   []*aheadGlob
 	reading *aheadGlob
+}
+
+// aheadWorker is what a worker reads with: the arena it reads into and
+// its reader, which holds the directory it reads in (see repo.Reader).
+// A worker that leaves hands them to the next; stop closes the reader.
+type aheadWorker struct {
+	a  *arena
+	rd *repo.Reader
 }
 
 type aheadFile struct {
@@ -74,7 +89,10 @@ type aheadFile struct {
 // it globbed in the order glob listed it, so next is almost always the
 // file asked for.
 type aheadGlob struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// runs are the directories' matches, each sorted, until done puts
+	// them in order as files.
+	runs  [][]*aheadFile
 	files []*aheadFile
 	next  int
 }
@@ -106,13 +124,18 @@ func newReadAhead(t *tree, max, budget int64, pool *blockPool) *readAhead {
 	if pool == nil {
 		pool = &blockPool{}
 	}
-	ra := &readAhead{t: t, max: max, blocks: pool}
+	ra := &readAhead{t: t, max: max, blocks: pool, hook: t.reader()}
 	ra.budget.Store(budget)
 	return ra
 }
 
-// add collects matches as the walk finds them. Safe for concurrent use.
+// add collects one directory's matches as the walk finds them, sorted
+// here, on the walk's goroutines, so that done has only runs to put in
+// order. Safe for concurrent use.
 func (g *aheadGlob) add(rels []string) {
+	if len(rels) == 0 {
+		return
+	}
 	// One allocation per directory, not per file.
 	all := make([]aheadFile, len(rels))
 	files := make([]*aheadFile, len(rels))
@@ -120,9 +143,38 @@ func (g *aheadGlob) add(rels []string) {
 		all[i].rel = rel
 		files[i] = &all[i]
 	}
+	slices.SortFunc(files, byRel)
 	g.mu.Lock()
-	g.files = append(g.files, files...)
+	g.runs = append(g.runs, files)
 	g.mu.Unlock()
+}
+
+func byRel(a, b *aheadFile) int { return strings.Compare(a.rel, b.rel) }
+
+// sortRuns returns the files of runs, each sorted, in order. Ordered by
+// their first paths, the runs of directories none of which holds another
+// follow one another without overlapping, and are then simply joined:
+// a sort of ten thousand paths, most of a long prefix alike, costs a
+// hook over a tree more than a millisecond. Runs that overlap, where
+// files lie beside subdirectories, are sorted together.
+func sortRuns(runs [][]*aheadFile) []*aheadFile {
+	slices.SortFunc(runs, func(a, b []*aheadFile) int { return byRel(a[0], b[0]) })
+	n := 0
+	for _, r := range runs {
+		n += len(r)
+	}
+	files := make([]*aheadFile, 0, n)
+	overlap := false
+	for _, r := range runs {
+		if len(files) > 0 && byRel(files[len(files)-1], r[0]) > 0 {
+			overlap = true
+		}
+		files = append(files, r...)
+	}
+	if overlap {
+		slices.SortFunc(files, byRel)
+	}
+	return files
 }
 
 // done makes a finished glob's matches available to take and returns their
@@ -130,7 +182,7 @@ func (g *aheadGlob) add(rels []string) {
 func (ra *readAhead) done(g *aheadGlob) []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	slices.SortFunc(g.files, func(a, b *aheadFile) int { return strings.Compare(a.rel, b.rel) })
+	g.files, g.runs = sortRuns(g.runs), nil
 	ra.globs = append(ra.globs, g)
 	if len(ra.globs) > keepGlobs {
 		if ra.globs[0] == ra.reading {
@@ -181,7 +233,7 @@ func (ra *readAhead) takeTo(rel string, max int64, own *arena) (p piece, err err
 	f.taken = true
 	read := false
 	readHere := func() {
-		f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, own.allocTo())
+		f.data, f.err = ra.t.readFile(ra.hook, f.rel, ra.max, own.allocTo())
 		f.blk = own.taken(f.err)
 		read = true
 	}
@@ -275,7 +327,7 @@ func (ra *readAhead) read(g *aheadGlob) {
 	old := ra.reading
 	ra.reading = g
 	ra.mu.Lock()
-	ra.queue = nil
+	ra.queue, ra.back = nil, nil
 	if g != nil {
 		ra.queue = g.files[g.next:len(g.files):len(g.files)]
 	}
@@ -290,8 +342,9 @@ func (ra *readAhead) read(g *aheadGlob) {
 	ra.mu.Unlock()
 }
 
-// stop ends the read-ahead: workers finish the file in hand and leave.
-// Safe to call from any goroutine, and more than once.
+// stop ends the read-ahead: workers finish the file in hand and leave,
+// and the readers of those gone are closed. Safe to call from any
+// goroutine, and more than once.
 func (ra *readAhead) stop() {
 	if ra == nil {
 		return
@@ -299,7 +352,11 @@ func (ra *readAhead) stop() {
 	ra.stopped.Store(true)
 	ra.mu.Lock()
 	defer ra.mu.Unlock()
-	ra.queue = nil
+	ra.queue, ra.back = nil, nil
+	for _, w := range ra.idle {
+		w.rd.Close()
+	}
+	ra.idle = nil
 }
 
 // canRead reports whether workers may read on.
@@ -313,31 +370,42 @@ func (ra *readAhead) canRead() bool {
 // worker holds; and one on a single core, where a read that waits on the
 // disk still lets the hook run meanwhile. ra.mu is held.
 func (ra *readAhead) startWorkers() {
-	for ra.workers < min(max(runtime.GOMAXPROCS(0)-1, 1), aheadWorkers, len(ra.queue)) && ra.canRead() {
+	for ra.workers < min(max(runtime.GOMAXPROCS(0)-1, 1), aheadWorkers, len(ra.back)+len(ra.queue)) && ra.canRead() {
 		ra.workers++
-		var a *arena
-		if n := len(ra.arenas); n > 0 {
-			a, ra.arenas = ra.arenas[n-1], ra.arenas[:n-1]
+		var w *aheadWorker
+		if n := len(ra.idle); n > 0 {
+			w, ra.idle = ra.idle[n-1], ra.idle[:n-1]
 		} else {
-			a = newArena(ra.blocks)
+			w = &aheadWorker{a: newArena(ra.blocks), rd: ra.t.reader()}
 		}
-		go ra.work(a)
+		go ra.work(w)
 	}
 }
 
-func (ra *readAhead) work(a *arena) {
+func (ra *readAhead) work(w *aheadWorker) {
+	a := w.a
 	var batch []*aheadFile
 	for {
 		ra.mu.Lock()
-		if len(ra.queue) == 0 || !ra.canRead() {
+		if len(ra.back)+len(ra.queue) == 0 || !ra.canRead() {
 			ra.workers--
-			ra.arenas = append(ra.arenas, a)
+			// Under mu, so that stop, which sets stopped before it takes
+			// mu, either finds w idle or is seen here.
+			if ra.stopped.Load() {
+				w.rd.Close()
+			} else {
+				ra.idle = append(ra.idle, w)
+			}
 			ra.mu.Unlock()
 			return
 		}
-		n := min(aheadBatch, len(ra.queue))
-		batch = append(batch[:0], ra.queue[:n]...)
-		ra.queue = ra.queue[n:]
+		from := &ra.queue
+		if len(ra.back) > 0 {
+			from = &ra.back
+		}
+		n := min(aheadBatch, len(*from))
+		batch = append(batch[:0], (*from)[:n]...)
+		*from = (*from)[n:]
 		ra.mu.Unlock()
 
 		for i, f := range batch {
@@ -345,7 +413,7 @@ func (ra *readAhead) work(a *arena) {
 				// Put back what is left, for when there is room again.
 				ra.mu.Lock()
 				if !ra.stopped.Load() {
-					ra.queue = append(slices.Clip(batch[i:]), ra.queue...)
+					ra.back = slices.Insert(ra.back, 0, batch[i:]...)
 				}
 				ra.mu.Unlock()
 				break
@@ -354,7 +422,7 @@ func (ra *readAhead) work(a *arena) {
 				continue // the hook reads it
 			}
 			f.once.Do(func() {
-				f.data, f.err = ra.t.co.ReadFileTo(f.rel, ra.max, a.allocTo())
+				f.data, f.err = ra.t.readFile(w.rd, f.rel, ra.max, a.allocTo())
 				f.blk = a.taken(f.err)
 				f.ahead = true
 				ra.budget.Add(-int64(len(f.data)))

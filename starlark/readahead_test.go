@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -382,6 +384,106 @@ func TestReadAheadLeavesTheHookTheRunItCaughtUpWith(t *testing.T) {
 	for i, rel := range rels[1:] {
 		if data, err, ok := ra.take(rel, 1<<20); !ok || err != nil || string(data) != body(i+1, 100) {
 			t.Fatalf("take %s: %q, %v, %v", rel, data, err, ok)
+		}
+	}
+}
+
+// TestReadAheadRefusesWhatReplacesTheFilesAfterTheFirst replaces globbed
+// files after the first of their directory, which the hook's reader then
+// opens from the directory it holds: a link out, a FIFO and a file over
+// the bound are refused with the very errors a read of the whole path
+// gives.
+func TestReadAheadRefusesWhatReplacesTheFilesAfterTheFirst(t *testing.T) {
+	c, rels := aheadTree(t, 5, 10)
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("OUTSIDE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ra := newReadAhead(c, 1<<20, 0, nil) // no budget: the takes read
+	globbed(ra, rels)
+	if data, err, ok := ra.take(rels[0], 1<<20); !ok || err != nil || string(data) != body(0, 10) {
+		t.Fatalf("take %s = %q, %v, %v", rels[0], data, err, ok)
+	}
+	replace := func(rel string, with func(p string) error) {
+		t.Helper()
+		p := c.co.Abs(rel)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := with(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace(rels[1], func(p string) error { return os.Symlink(outside, p) })
+	replace(rels[2], func(p string) error { return syscall.Mkfifo(p, 0o644) })
+	replace(rels[3], func(p string) error { return os.WriteFile(p, make([]byte, 2<<20), 0o644) })
+	for i, want := range []error{repo.ErrOutside, repo.ErrNotRegular, nil} {
+		rel := rels[i+1]
+		_, err, ok := ra.take(rel, 1<<20)
+		_, whole := c.co.ReadFile(rel, 1<<20)
+		if !ok || err == nil || err.Error() != whole.Error() || (want != nil && !errors.Is(err, want)) {
+			t.Errorf("take of %s = %v, %v; a read of the whole path says %v", rel, err, ok, whole)
+		}
+	}
+	if data, err, ok := ra.take(rels[4], 1<<20); !ok || err != nil || string(data) != body(4, 10) {
+		t.Errorf("take %s after the refusals = %q, %v, %v", rels[4], data, err, ok)
+	}
+}
+
+// TestReadAheadClosesTheReadersOfItsWorkers looks at what the process's
+// descriptors name: the directory the workers' readers hold while they
+// idle is let go once the read-ahead stops.
+func TestReadAheadClosesTheReadersOfItsWorkers(t *testing.T) {
+	c, rels := aheadTree(t, 300, 100)
+	dir := c.co.Abs("d")
+	holding := func() (n int) {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd to look at descriptors in")
+		}
+		for _, fd := range fds {
+			if p, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && p == dir {
+				n++
+			}
+		}
+		return n
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	ra := newReadAhead(c, 1<<20, 1<<30, nil)
+	globbed(ra, rels)
+	for _, rel := range rels[:2] {
+		if _, err, ok := ra.take(rel, 1<<20); !ok || err != nil {
+			t.Fatal(err, ok)
+		}
+	}
+	settle(t, ra)
+	if holding() == 0 {
+		t.Skip("no reader holds the directory: nothing to let go of here")
+	}
+	ra.stop()
+	settle(t, ra)
+	ra.hook.Close() // as the hook's goroutine does when its call returns
+	if n := holding(); n != 0 {
+		t.Errorf("%d descriptors of %s still open after the read-ahead stopped", n, dir)
+	}
+}
+
+func TestSortRunsOrdersFilesBesideSubdirectories(t *testing.T) {
+	for _, dirs := range [][][]string{
+		{{"src/b/x.go", "src/b/y.go"}, {"src/a/z.go"}, {"src/c/a.go", "src/c/b.go"}},
+		{{"src/b/x.go"}, {"src/a.go", "src/c.go"}, {"src/b/c/d.go"}, {"src/a/z.go"}},
+		{{"a/b"}, {"a/b/c", "a/b/d"}, {"a/b-c/d"}},
+	} {
+		g := &aheadGlob{}
+		var want []string
+		for _, d := range dirs {
+			g.add(d)
+			want = append(want, d...)
+		}
+		slices.Sort(want)
+		ra := newReadAhead(nil, 1<<20, 0, nil)
+		if got := ra.done(g); !slices.Equal(got, want) {
+			t.Errorf("done(%q) = %q; want %q", dirs, got, want)
 		}
 	}
 }

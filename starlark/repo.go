@@ -49,6 +49,23 @@ func openTree(root, what string) (*tree, error) {
 	return &tree{co: co, src: co, what: what}, nil
 }
 
+// reader returns a reader of the tree's files for one goroutine (see
+// repo.Reader); nil for a tree of rules only.
+func (t *tree) reader() *repo.Reader {
+	if t == nil || t.co == nil {
+		return nil
+	}
+	return t.co.Reader()
+}
+
+// readFile reads the file at rel through rd, or the checkout if rd is nil.
+func (t *tree) readFile(rd *repo.Reader, rel string, limit int64, alloc func(int64) []byte) ([]byte, error) {
+	if rd != nil {
+		return rd.ReadFileTo(rel, limit, alloc)
+	}
+	return t.co.ReadFileTo(rel, limit, alloc)
+}
+
 // clean checks rel lexically and returns it cleaned, still slash-separated.
 func (t *tree) clean(rel string) (string, error) {
 	p, err := repo.Clean(rel)
@@ -115,6 +132,10 @@ type repoValue struct {
 	// searches, or one size() keeps (see searchedFile); the read-ahead's
 	// workers share its pool.
 	own *arena
+	// rd is the hook's goroutine's reader (nil for a tree of rules only),
+	// closed by that goroutine when the call returns (closeReader): stop
+	// may run while an abandoned call still reads.
+	rd *repo.Reader
 	// searchRead is read for a call whose result is only searched: what
 	// $searched returns in place of read (see searchedFile).
 	searchRead *sl.Builtin
@@ -152,6 +173,9 @@ func newRepoValue(t *tree, readOnly bool, st *callState) *repoValue {
 		// Made now, not on the first glob: stop may be called from another
 		// goroutine while an abandoned call still runs.
 		r.ahead = newReadAhead(t, st.limits.ReadBytes, st.limits.ReadTotal, pool)
+		r.rd = r.ahead.hook
+	} else {
+		r.rd = t.reader()
 	}
 	r.fns.read = sl.NewBuiltin("repo.read", r.read)
 	r.fns.exists = sl.NewBuiltin("repo.exists", r.exists)
@@ -301,7 +325,7 @@ func (r *repoValue) load(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs
 			return piece{}, fmt.Errorf("%s: %w", b.Name(), err)
 		}
 		rel = clean
-		p.data, err = r.t.co.ReadFileTo(clean, limit, own.allocTo())
+		p.data, err = r.t.readFile(r.rd, clean, limit, own.allocTo())
 		p.blk = own.taken(err)
 	}
 	if err != nil {
@@ -461,5 +485,15 @@ func (r *repoValue) readAheadOf() (found func([]string), done func() []string) {
 	return g.add, func() []string { return r.ahead.done(g) }
 }
 
-// stop ends what the call started in the background.
+// stop ends what the call started in the background. Safe to call from
+// any goroutine.
 func (r *repoValue) stop() { r.ahead.stop() }
+
+// closeReader releases the hook's reader. Called on the hook's goroutine
+// once the call has returned, never from another: the reader holds a
+// directory's descriptor, which must not be closed under a read.
+func (r *repoValue) closeReader() {
+	if r.rd != nil {
+		r.rd.Close()
+	}
+}
