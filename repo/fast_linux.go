@@ -57,23 +57,47 @@ func (b *beneath) close() {
 	}
 }
 
+// raceRetries bounds how often an open beneath the root is tried again
+// when the kernel could not tell whether a ".." escaped (EAGAIN).
+const raceRetries = 8
+
 // open opens the cleaned repository path rel.
 func (b *beneath) open(rel string, flags int) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath}
-	for {
-		fd, err := openat2(b.fd, rel, &how)
+	fd, err := b.openat2(rel, &how)
+	if err == unix.EXDEV {
+		return -1, ErrOutside
+	}
+	return fd, err
+}
+
+// openat2 opens rel beneath the root, trying again where the kernel asks
+// to: an interrupted call, and, a few times, EAGAIN, which under
+// RESOLVE_BENEATH means a rename or mount anywhere on the machine raced a
+// ".." being resolved (a link inside the checkout pointing up, say). A
+// file lease's EAGAIN does not clear, so after the retries it stands.
+func (b *beneath) openat2(rel string, how *unix.OpenHow) (int, error) {
+	return retryingOpen(func() (int, error) {
+		fd, err := openat2(b.fd, rel, how)
 		runtime.KeepAlive(b.f)
+		return fd, err
+	})
+}
+
+// retryingOpen calls open until it neither is interrupted nor, more than
+// raceRetries times, answers EAGAIN.
+func retryingOpen(open func() (int, error)) (int, error) {
+	races := 0
+	for {
+		fd, err := open()
 		switch {
-		case err == nil:
-			return fd, nil
 		case err == unix.EINTR:
-			// Only an interrupted call is retried: a file lease's EAGAIN
-			// does not clear by retrying.
 			continue
-		case err == unix.EXDEV:
-			return -1, ErrOutside
+		case err == unix.EAGAIN && races < raceRetries:
+			races++
+			continue
 		}
-		return -1, err
+		return fd, err
 	}
 }
 
@@ -108,21 +132,16 @@ func (b *beneath) openLock(rel string) (*os.File, error) {
 // itself, never what a link names.
 func (b *beneath) openFinal(rel string, flags int, mode uint64) (*os.File, error) {
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_NOFOLLOW | unix.O_CLOEXEC), Mode: mode, Resolve: resolveBeneath}
-	for {
-		fd, err := openat2(b.fd, rel, &how)
-		runtime.KeepAlive(b.f)
-		switch {
-		case err == nil:
-			return os.NewFile(uintptr(fd), rel), nil
-		case err == unix.EINTR:
-			continue
-		case err == unix.EXDEV:
-			return nil, ErrOutside
-		case err == unix.ELOOP:
-			return nil, ErrLink
-		}
-		return nil, err
+	fd, err := b.openat2(rel, &how)
+	switch {
+	case err == nil:
+		return os.NewFile(uintptr(fd), rel), nil
+	case err == unix.EXDEV:
+		return nil, ErrOutside
+	case err == unix.ELOOP:
+		return nil, ErrLink
 	}
+	return nil, err
 }
 
 // read reads the regular file at rel.
