@@ -226,16 +226,7 @@ func fmSections(text string) []mdSection {
 
 // isFence reports whether line opens or closes a ``` fence: its first
 // character that is not fmSpace is the first of three backticks.
-func isFence(line string) bool {
-	if line == "" {
-		return false
-	}
-	if c := line[0]; c < utf8.RuneSelf && !fmSpace(rune(c)) {
-		// The usual line, which starts with what it says: no need to trim.
-		return strings.HasPrefix(line, "```")
-	}
-	return strings.HasPrefix(strings.TrimLeftFunc(line, fmSpace), "```")
-}
+func isFence(line string) bool { return strings.HasPrefix(graph.TrimLeftPySpace(line), "```") }
 
 // sectionsKey is what artifactSections keeps an artifact's sections
 // under, in the evaluation's graph.Files: no path has a NUL in it, so no

@@ -115,7 +115,7 @@ func lintLineLength(text, rel string, limit int) []graph.Message {
 	var out []graph.Message
 	fenced := false
 	for i, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimLeftFunc(line, fmSpace), "```") {
+		if strings.HasPrefix(graph.TrimLeftPySpace(line), "```") {
 			fenced = !fenced
 		}
 		if !fenced && utf8.RuneCountInString(line) > limit && strings.ContainsRune(fmTrim(line), ' ') {

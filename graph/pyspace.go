@@ -36,3 +36,15 @@ func TrimPySpace(s string) string {
 	}
 	return s
 }
+
+// TrimLeftPySpace is TrimPySpace of the start of s only.
+func TrimLeftPySpace(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf && asciiPySpace[s[i]] {
+		i++
+	}
+	if s = s[i:]; s != "" && s[0] >= utf8.RuneSelf {
+		return strings.TrimLeftFunc(s, IsPySpace)
+	}
+	return s
+}

@@ -14,6 +14,9 @@ func FuzzTrimPySpaceIsTrimFunc(f *testing.F) {
 		if got, want := TrimPySpace(s), strings.TrimFunc(s, IsPySpace); got != want {
 			t.Errorf("TrimPySpace(%q) = %q, want %q", s, got, want)
 		}
+		if got, want := TrimLeftPySpace(s), strings.TrimLeftFunc(s, IsPySpace); got != want {
+			t.Errorf("TrimLeftPySpace(%q) = %q, want %q", s, got, want)
+		}
 	})
 }
 
