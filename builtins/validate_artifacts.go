@@ -150,7 +150,10 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 	}
 
 	produced := resolveSlots(ctx, nodeProduces(ctx))
-	slots := append(slices.Clone(produced), resolveSlots(ctx, checks.Validates)...)
+	slots := produced
+	if len(checks.Validates) > 0 {
+		slots = append(slices.Clip(produced), resolveSlots(ctx, checks.Validates)...)
+	}
 	if len(slots) == 0 {
 		if slices.ContainsFunc(validateArtifactsChecks, func(k string) bool { return pythonTruthy(params[k]) }) {
 			// A graph-authoring fault: re-running the node cannot repair
