@@ -97,14 +97,19 @@ func (out *ChainOutcome) run(e ChainEntry, base *Context) Result {
 	if log == nil {
 		log = slog.Default()
 	}
-	ctx := *base
+	ctx := base.reuse
+	if ctx == nil || IsExtension(e.Hook) {
+		ctx = new(Context)
+	}
+	*ctx = *base
+	ctx.reuse = nil // a chain the hook runs itself copies afresh
 	ctx.Log = logWith(log, "hook", e.Hook)
 	ctx.Params, ctx.Prepared = e.Params, e.Prepared
 	if ctx.Params == nil {
 		ctx.Params = map[string]any{}
 	}
 	ctx.Results = out.Results[:len(out.Results):len(out.Results)]
-	r := runOne(e.Hook, &ctx)
+	r := runOne(e.Hook, ctx)
 	if IsExtension(e.Hook) {
 		if d, ok := r.Data["outcome"]; ok {
 			r.Data = maps.Clone(r.Data)

@@ -93,6 +93,47 @@ func TestRunChainHandsEachHookItsParamsAndEarlierResults(t *testing.T) {
 	}
 }
 
+// TestARepositoryHookKeepsAContextNoLaterHookRefills: a read-only
+// evaluation hands its shipped hooks one Context after another, refilled;
+// a repository hook, which may outlive its deadline still reading it, gets
+// one of its own, and what it holds is still its own after the chain ran.
+func TestARepositoryHookKeepsAContextNoLaterHookRefills(t *testing.T) {
+	var kept, shipped []*Context
+	keep := HookFunc(func(ctx *Context) (Result, error) {
+		kept = append(kept, ctx)
+		return Pass("x-keep", nil), nil
+	})
+	probe := HookFunc(func(ctx *Context) (Result, error) {
+		shipped = append(shipped, ctx)
+		return Pass("probe", nil), nil
+	})
+	g := &Graph{registry: fakeRegistry{"x-keep": keep, "probe": probe}}
+	item := (&Runtime{Graph: g}).pureItemContext(WorkItem{ID: "i"}, NewState("i"), NewFiles(nil))
+	for _, id := range []string{"a", "b"} {
+		nc := item.at(&Node{ID: id}, Exit, nil)
+		RunChain([]ChainEntry{
+			{Hook: "x-keep", Params: map[string]any{"node": id}},
+			{Hook: "probe", Params: map[string]any{"n": 1}},
+			{Hook: "probe", Params: map[string]any{"n": 2}},
+		}, &nc)
+	}
+	if len(kept) != 2 || kept[0] == kept[1] {
+		t.Fatalf("the repository hook's contexts: %p", kept)
+	}
+	for i, ctx := range kept {
+		if ctx.Params["node"] != []string{"a", "b"}[i] || len(ctx.Results) != 0 || ctx.Node.ID != []string{"a", "b"}[i] {
+			t.Errorf("a repository hook's context was refilled after it ran: node %s, params %v, %d results",
+				ctx.Node.ID, ctx.Params, len(ctx.Results))
+		}
+		if ctx == shipped[0] {
+			t.Error("a repository hook was handed the context shipped hooks share")
+		}
+	}
+	if len(shipped) != 4 || shipped[0] != shipped[3] {
+		t.Errorf("the shipped hooks of one evaluation were not handed one context, refilled")
+	}
+}
+
 func TestDegradedHooksPassAndAreReported(t *testing.T) {
 	g := &Graph{registry: testRegistry()}
 	out := RunChain(chainOf("degraded", "ok"), &Context{Graph: g, Node: &Node{ID: "n"}})

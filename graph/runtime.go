@@ -266,6 +266,7 @@ func (rt *Runtime) pureContextAt(item WorkItem, n *Node, b Boundary, st *State, 
 func (rt *Runtime) pureItemContext(item WorkItem, st *State, files *Files) *Context {
 	c := rt.itemContext(item, st, files)
 	c.ReadOnly = true
+	c.reuse = new(Context)
 	return c
 }
 
