@@ -172,6 +172,12 @@ func fmSections(text string) []mdSection {
 			end, next = len(text)-at, len(text)+1
 		}
 		l := text[at : at+end]
+		if l != "" && l[0] > ' ' && l[0] < utf8.RuneSelf && l[0] != '#' && l[0] != '`' {
+			// Most lines start with what they say, and what they say is
+			// neither a heading nor a fence: no need to look further.
+			at = next
+			continue
+		}
 		switch {
 		case isFence(l):
 			fenced = !fenced
