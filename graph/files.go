@@ -44,6 +44,7 @@ type Files struct {
 	items   map[string]checkedItem // by id; with m
 	kept    atomic.Int64           // bytes the cache holds
 	recall  map[recallKey]any      // see Keep; with m
+	arena   *Arena                 // what reads are made into; nil: fresh memory
 }
 
 // recallKey is what a value is kept under: a scope (a directory, say) and
@@ -113,7 +114,11 @@ func (f *Files) get(rel string) *cachedFile {
 			c.err = absent
 			return
 		}
-		c.data, c.err = f.co.ReadFile(rel, MaxArtifactBytes)
+		var alloc func(int64) []byte
+		if f.arena != nil {
+			alloc = f.arena.alloc
+		}
+		c.data, c.err = f.co.ReadFileTo(rel, MaxArtifactBytes, alloc)
 		if c.err == nil && f.kept.Add(int64(len(c.data))) > MaxEvaluationBytes {
 			c.data, c.err = nil, fmt.Errorf("read %s: %w", rel, ErrTooMuchRead)
 		}
@@ -190,6 +195,18 @@ func (f *Files) Kind(rel string) (repo.Kind, error) {
 		return repo.KindOther, err
 	}
 	return repo.KindOf(fi.Mode()), nil
+}
+
+// Lend has a read-only evaluation read the files it has yet to read into
+// a, and returns f. The caller must Detach the report the evaluation makes
+// before it resets a, and must not lend a to an evaluation whose hooks may
+// go on reading once it has returned (a repository hook past its
+// deadline).
+func (f *Files) Lend(a *Arena) *Files {
+	if f.Cached() {
+		f.arena = a
+	}
+	return f
 }
 
 // Recall returns what Keep kept under scope and key in this read-only

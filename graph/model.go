@@ -239,3 +239,18 @@ func (g *Graph) hookCount() int {
 	}
 	return n
 }
+
+// HasRepositoryHooks reports whether any node's chains hold a repository
+// (x-) hook.
+func (g *Graph) HasRepositoryHooks() bool {
+	for _, n := range g.Nodes {
+		for _, chain := range [][]ChainEntry{n.Entry, n.Exit} {
+			for _, e := range chain {
+				if IsExtension(e.Hook) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -3,6 +3,7 @@ package graph
 import (
 	"path"
 	"slices"
+	"strings"
 )
 
 // NodeReport is one node's verdict as check reports it. Its JSON keys are the
@@ -273,4 +274,47 @@ func firstUnmet(nodes []NodeReport, fallback string) string {
 		return nodes[len(nodes)-1].Node
 	}
 	return fallback
+}
+
+// Detach makes every string of the report that owned says is a view of
+// borrowed memory (an Arena's) a copy of its own, so that the memory can
+// be used again while the report is still to be written. Node ids, hook
+// names and most messages are the graph's or freshly made, and stay as
+// they are.
+func (s *StatusReport) Detach(owned func(string) bool) {
+	own := func(p *string) {
+		if owned(*p) {
+			*p = strings.Clone(*p)
+		}
+	}
+	own(&s.WorkItem)
+	own(&s.CurrentNode)
+	own(&s.Dir)
+	own(&s.Loop)
+	own(&s.reach)
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		own(&n.Node)
+		own(&n.Status)
+		own(&n.Outcome)
+		for j := range n.Messages {
+			own(&n.Messages[j])
+		}
+		for j := range n.Findings {
+			f := &n.Findings[j]
+			own(&f.Hook)
+			own(&f.Node)
+			own(&f.Severity)
+			own(&f.Text)
+			own(&f.Path)
+		}
+		for j := range n.Hooks {
+			h := &n.Hooks[j]
+			own(&h.Hook)
+			own(&h.Boundary)
+			own(&h.Status)
+			own(&h.Reason)
+		}
+	}
+	// Parked is decoded JSON, whose strings encoding/json made afresh.
 }

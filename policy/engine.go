@@ -702,9 +702,21 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 		st, undone = base.restrict(rt.Graph, st)
 		said = append(said, undone...)
 	}
+	var arena *graph.Arena
+	if !rt.Graph.HasRepositoryHooks() {
+		// Shipped hooks are done with the files when they return; a
+		// repository hook past its deadline may still be reading.
+		arena = arenas.Get().(*graph.Arena)
+		files.Lend(arena)
+	}
 	rep, err := rt.StatusIn(files, item, st, recompute)
 	if err != nil {
-		return nil, err
+		return nil, err // the arena is left to the collector
+	}
+	if arena != nil {
+		rep.Detach(arena.Owns)
+		arena.Reset()
+		arenas.Put(arena)
 	}
 	if base != nil {
 		said = append(said, base.floor(rep)...)
@@ -712,6 +724,11 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	}
 	return rep, nil
 }
+
+// arenas are what check's evaluations read their items' files into, one
+// item after another: the files are most of what a check allocates, and
+// memory used again is neither zeroed again nor collected.
+var arenas = sync.Pool{New: func() any { return graph.NewArena() }}
 
 // moving builds the runtime of a verb that moves item, adopting the
 // repository first when it should be. Everything that can be checked is
