@@ -144,14 +144,14 @@ func (f *Files) entry(rel string) *cachedFile {
 // false where there is no listing to ask (the evaluation caches nothing,
 // or the directory does not list).
 func (f *Files) lookup(rel string) (fo *repo.Folder, kind repo.Kind, present, known bool) {
-	if f.folders == nil {
+	if f == nil || f.co == nil || f.folders == nil {
 		return nil, 0, false, false
 	}
 	dir, name, ok := repo.SplitClean(rel)
 	if !ok {
 		return nil, 0, false, false
 	}
-	if fo = f.folder(dir); fo == nil {
+	if fo = f.folder(dir); fo == nil || !fo.Answers(name) {
 		return nil, 0, false, false
 	}
 	kind, present = fo.Kind(name)
@@ -245,7 +245,10 @@ func (f *Files) Keep(scope, key string, v any) any {
 // Item is the checkout's Item(id), checked once per evaluation: the
 // caller that chose the item's loop has checked it already.
 func (f *Files) Item(id string) (repo.Item, error) {
-	if f.items == nil {
+	switch {
+	case f == nil || f.co == nil:
+		return repo.Item{ID: id}, ErrNoCheckout
+	case f.items == nil:
 		return f.co.Item(id)
 	}
 	f.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -57,6 +58,7 @@ func TestAFolderListingAnswersExactlyAsLookingEachNameUp(t *testing.T) {
 		"specs/item/not-a-dir", "specs/item/not-a-dir/x.md", "specs/missing/x.md",
 		"specs/item/./requirements.md", "specs/item/design/../requirements.md",
 		"specs/item/", "specs", "shared.md", "missing.md", ".", "", "../x.md", "/etc/passwd",
+		"specs/item/" + strings.Repeat("n", 300) + ".md", // too long to be a name: refused as such
 	}
 	describe := func(f *Files, p string) string {
 		kind, kerr := f.Kind(p)
@@ -146,6 +148,44 @@ func TestAnEvaluationChecksAnItemAsTheCheckoutDoes(t *testing.T) {
 		want := fmt.Sprint(co.Item(id))
 		if got := fmt.Sprint(NewFiles(co).Item(id)); got != want {
 			t.Errorf("Item(%q) = %s, want %s", id, got, want)
+		}
+	}
+}
+
+// TestAFolderThatListsButCannotBeSearchedIsAskedNameByName: read
+// permission lists a directory, search permission looks a name up in it;
+// where only the first is granted, a name is refused, not absent, and the
+// state file of such a folder is not a fresh state.
+func TestAFolderThatListsButCannotBeSearchedIsAskedNameByName(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root searches any directory; run as another user to see the refusal")
+	}
+	root := hostileSpecTree(t)
+	item := filepath.Join(root, "specs", "item")
+	if err := os.Chmod(item, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(item, 0o755) })
+	co := checkoutOf(t, root)
+	for _, p := range []string{"specs/item/requirements.md", "specs/item/missing.md", "specs/item/graph-state.json"} {
+		_, gerr := NewFiles(co).Kind(p)
+		_, werr := DirectFiles(co).Kind(p)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || gerr == nil {
+			t.Errorf("%s: the listing says %v, asking says %v", p, gerr, werr)
+		}
+	}
+	if _, err := LoadStateIn(NewFiles(co), "specs/item", "item"); err == nil {
+		t.Error("the state of a folder that cannot be searched read as fresh")
+	}
+}
+
+func TestANilReaderAnswersEveryQuestionWithNoCheckout(t *testing.T) {
+	for _, f := range []*Files{nil, NewFiles(nil), DirectFiles(nil)} {
+		if _, err := f.Kind("a.md"); !errors.Is(err, ErrNoCheckout) {
+			t.Errorf("Kind: %v", err)
+		}
+		if _, err := f.Item("issue-1"); !errors.Is(err, ErrNoCheckout) {
+			t.Errorf("Item: %v", err)
 		}
 	}
 }

@@ -22,24 +22,35 @@ const maxFolderNames = 256
 
 // Folder lists the directory rel, or returns nil when a listing cannot
 // stand in for lookups: rel does not list (it is missing, not a
-// directory, or leads outside), it holds more than maxFolderNames, or the
-// checkout is not read through the kernel's openat2 (elsewhere an absent
-// name's error is not known without asking).
+// directory, or leads outside), it may be listed but not searched (a
+// lookup in it would be refused), it holds more than maxFolderNames (the
+// listing stops there), or the checkout is not read through the kernel's
+// openat2 (elsewhere an absent name's error is not known without asking).
 func (c *Checkout) Folder(rel string) *Folder {
-	if c.fast == nil || c.mem != nil {
+	if c == nil || c.fast == nil || c.mem != nil {
+		return nil
+	}
+	p, err := Clean(rel)
+	if err != nil {
 		return nil
 	}
 	kinds := make(map[string]Kind, 8)
-	n, err := c.ListDir(rel, func(name string, kind Kind) {
-		if len(kinds) < maxFolderNames {
-			kinds[string([]byte(name))] = kind // name is a view of a reused buffer
-		}
+	n, searchable, err := c.fast.listFolder(p, maxFolderNames, func(name string, kind Kind) {
+		kinds[string([]byte(name))] = kind // name is a view of a reused buffer
 	})
-	if err != nil || n > maxFolderNames {
+	if err != nil || !searchable || n > maxFolderNames {
 		return nil
 	}
 	return &Folder{c: c, kinds: kinds}
 }
+
+// MaxNameBytes is the longest name a directory entry may have: a lookup
+// of a longer one is refused as too long, which no listing can say.
+const MaxNameBytes = 255
+
+// Answers reports whether the folder can answer for name: a name no
+// entry could have is refused by a lookup as too long, not as absent.
+func (f *Folder) Answers(name string) bool { return len(name) <= MaxNameBytes }
 
 // Kind is the kind of name in the folder, as listed (a link is
 // KindOther); ok is false when the folder holds no such name.

@@ -21,6 +21,30 @@ func (b *beneath) list(rel string, visit func(string, Kind)) (int, error) {
 		return 0, err
 	}
 	defer unix.Close(fd)
+	return listFD(fd, -1, visit)
+}
+
+// listFolder lists rel as list does, but stops once it has seen more than
+// most entries (when most >= 0), and says whether the directory may also
+// be searched: listing it needs read permission, looking a name up in it
+// search permission, and a listing stands in for lookups only where both
+// would be granted.
+func (b *beneath) listFolder(rel string, most int, visit func(string, Kind)) (n int, searchable bool, err error) {
+	fd, err := b.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return 0, false, err
+	}
+	defer unix.Close(fd)
+	if err := unix.Faccessat(fd, ".", unix.X_OK, unix.AT_EACCESS); err != nil {
+		return 0, false, nil
+	}
+	n, err = listFD(fd, most, visit)
+	return n, true, err
+}
+
+// listFD reads the raw records of the directory open at fd, stopping
+// once it has seen more than most entries when most >= 0.
+func listFD(fd, most int, visit func(string, Kind)) (int, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
@@ -52,6 +76,9 @@ func (b *beneath) list(rel string, visit func(string, Kind)) (int, error) {
 				continue
 			}
 			count++
+			if most >= 0 && count > most {
+				return count, nil
+			}
 			s := unsafe.String(&name[0], len(name))
 			visit(s, direntKind(fd, s, typ))
 		}

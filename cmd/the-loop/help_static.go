@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Help is the same text on every run: kong renders it from the command
@@ -49,7 +50,11 @@ func helpAsked(args []string) (words string, ok bool) {
 	if n < 0 || (args[n] != "--help" && args[n] != "-h") {
 		return "", false
 	}
-	if slices.ContainsFunc(args[:n], func(a string) bool { return strings.HasPrefix(a, "-") }) {
+	// Each word is one argument: "graph show" as one is no command kong
+	// knows, and it must say so.
+	if slices.ContainsFunc(args[:n], func(a string) bool {
+		return a == "" || strings.HasPrefix(a, "-") || strings.ContainsFunc(a, unicode.IsSpace)
+	}) {
 		return "", false
 	}
 	return strings.Join(args[:n], " "), true

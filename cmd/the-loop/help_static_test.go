@@ -111,3 +111,18 @@ func TestHelpIsPrerenderedOnlyAt80Columns(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpIsNotPrerenderedForWordsKongRefuses: a command's words given as
+// one argument, or an empty one, are no command kong knows; kong says so,
+// and the pre-rendered help must not answer in its place.
+func TestHelpIsNotPrerenderedForWordsKongRefuses(t *testing.T) {
+	for _, args := range [][]string{{"graph show", "--help"}, {"", "--help"}, {"check\t", "-h"}, {"graph", " show", "--help"}} {
+		var out bytes.Buffer
+		if answerHelp(args, &out) {
+			t.Errorf("the-loop %q: answered with pre-rendered help", args)
+		}
+		if _, _, code := runCLI(t, nil, args...); code != 2 {
+			t.Errorf("the-loop %q: exit %d, want 2", args, code)
+		}
+	}
+}
