@@ -54,20 +54,30 @@ func (a *Arena) alloc(size int64) []byte {
 }
 
 // Owns reports whether s is a view of memory the Arena has handed out.
-func (a *Arena) Owns(s string) bool {
-	if len(s) == 0 {
+func (a *Arena) Owns(s string) bool { return a.Owner()(s) }
+
+// Owner is Owns for many strings: it takes the Arena's blocks as they are
+// now, once, and asks of each string without locking. Detach asks it of
+// every string of a report.
+func (a *Arena) Owner() func(string) bool {
+	a.mu.Lock()
+	starts := make([]uintptr, len(a.blocks))
+	for i, b := range a.blocks {
+		starts[i] = uintptr(unsafe.Pointer(b))
+	}
+	a.mu.Unlock()
+	return func(s string) bool {
+		if len(s) == 0 {
+			return false
+		}
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		for _, start := range starts {
+			if p >= start && p < start+arenaBlock {
+				return true
+			}
+		}
 		return false
 	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, b := range a.blocks {
-		start := uintptr(unsafe.Pointer(b))
-		if p >= start && p < start+arenaBlock {
-			return true
-		}
-	}
-	return false
 }
 
 // Reset makes everything the Arena handed out its own again, to hand out

@@ -714,7 +714,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 		return nil, err // the arena is left to the collector
 	}
 	if arena != nil {
-		rep.Detach(arena.Owns)
+		rep.Detach(arena.Owner())
 		arena.Reset()
 		arenas.Put(arena)
 	}
