@@ -31,7 +31,11 @@ const MaxEvaluationBytes = 32 << 20
 // evaluates every node of an item against the same artifacts, and several
 // hooks read the same file (execution-log.md gates half the loop), so each
 // file is read and its front matter parsed once per item, and every hook
-// of one evaluation sees the same artifacts. A mutating chain reads afresh
+// of one evaluation sees the same artifacts. It lists each directory it
+// looks into once (repo.Folder), and answers a name the listing does not
+// hold, or a file's or a directory's kind, from it. Keep and Recall hold
+// what hooks work out from the files for the rest of the evaluation, and
+// one lent an Arena reads into it (Lend). A mutating chain reads afresh
 // (Direct), because a hook may write an artifact a later hook must see.
 //
 // A nil *Files reads nothing: every read fails, so a hook handed no
