@@ -85,6 +85,7 @@ func TestAHeldLockMakesAnotherProcessAnswerBusy(t *testing.T) {
 }
 
 func TestTwoConcurrentCompletesMoveTheItemOnce(t *testing.T) {
+	t.Parallel() // slow under -race, and shares nothing with the other slow ones
 	bin := theLoop(t)
 	busy := 0
 	for round := range 8 {

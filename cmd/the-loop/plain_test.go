@@ -92,6 +92,7 @@ func cat(parts ...[]string) []string {
 // parses to the same values, on every verb's lines and on the command
 // line surface; and it accepts the plain lines it is for.
 func TestPlainLinesParseAsKongParsesThem(t *testing.T) {
+	t.Parallel() // slow under -race, and shares nothing with the other slow ones
 	accepted := 0
 	for _, args := range append(plainLines(t), surfaceLines(t)...) {
 		if samePlainAsKong(t, args) {

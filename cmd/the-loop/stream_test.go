@@ -211,6 +211,7 @@ func manyReports(n int) []*graph.StatusReport {
 // reports past every format's limits, with notes and items that could not
 // be evaluated, for every view.
 func TestStreamingFormatsWriteWhatWholeOnesWrote(t *testing.T) {
+	t.Parallel() // slow under -race, and shares nothing with the other slow ones
 	reports := manyReports(4500)
 	failed := policy.ItemsError{{Item: "issue-x", Err: errors.New("a state that cannot be read")}}
 	views := []checkView{
