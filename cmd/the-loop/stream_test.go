@@ -223,7 +223,15 @@ func TestStreamingFormatsWriteWhatWholeOnesWrote(t *testing.T) {
 	}
 	for _, format := range reportFormatNames() {
 		for i, view := range views {
-			for _, rs := range [][]*graph.StatusReport{reports, reports[:1], nil} {
+			sets := [][]*graph.StatusReport{reports, reports[:1], nil}
+			if raceEnabled && i >= 2 {
+				// The thousands of reports are there to overflow what a
+				// format caps (GitHub's step summary and annotations),
+				// which the first two views meet; under the race detector
+				// the others are held to one report and none.
+				sets = sets[1:]
+			}
+			for _, rs := range sets {
 				dir := t.TempDir()
 				view.GitHub = githubEnv{Blob: "https://github.example/acme/app/blob/0123abc", Prefix: "sub"}
 				var got, want bytes.Buffer
