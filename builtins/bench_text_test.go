@@ -1,10 +1,8 @@
 package builtins
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
@@ -16,21 +14,12 @@ import (
 // test skips when the original's mirror is not on this machine.
 func corpusBodies(tb testing.TB) map[string]string {
 	tb.Helper()
-	src, err := loadCorpus()
-	if errors.Is(err, corpus.ErrNoMirror) {
-		tb.Skip(err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
 	out := map[string]string{}
-	for path, text := range src.Markdown() {
+	for path, text := range corpus.Shared(tb).Markdown() {
 		_, out[path] = graph.SplitFrontMatter(text)
 	}
 	return out
 }
-
-var loadCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
 
 // nestedDocument is a document of depth levels of headings, each with
 // width children and a paragraph: the shape that made the joined splitter

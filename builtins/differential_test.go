@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/builtins"
@@ -33,14 +32,14 @@ func TestEveryNodeIsJudgedAsBefore(t *testing.T) {
 	t.Run("generated", func(t *testing.T) {
 		root := t.TempDir()
 		// Two copies of every item and some: the copies are renamed.
-		if err := loadCorpus(t).Write(root, 2*109+11); err != nil {
+		if err := corpus.Shared(t).Write(root, 2*109+11); err != nil {
 			t.Fatal(err)
 		}
 		compareRepository(t, root)
 	})
 	t.Run("original", func(t *testing.T) {
 		root := t.TempDir()
-		if err := loadCorpus(t).WriteOriginal(root); err != nil {
+		if err := corpus.Shared(t).WriteOriginal(root); err != nil {
 			t.Fatal(err)
 		}
 		compareRepository(t, root)
@@ -148,19 +147,3 @@ func asJSON(v any) string {
 type discard struct{}
 
 func (discard) Emit(string, string, map[string]any) error { return nil }
-
-// loadCorpus reads the original's work items once, skipping when its
-// mirror is not on this machine.
-func loadCorpus(t *testing.T) *corpus.Source {
-	t.Helper()
-	src, err := sharedCorpus()
-	if errors.Is(err, corpus.ErrNoMirror) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
-}
-
-var sharedCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })

@@ -1,8 +1,6 @@
 package graph
 
 import (
-	"errors"
-	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/internal/corpus"
@@ -12,17 +10,8 @@ import (
 // path; the test skips when the original's mirror is not on this machine.
 func corpusMarkdown(tb testing.TB) map[string]string {
 	tb.Helper()
-	src, err := loadCorpus()
-	if errors.Is(err, corpus.ErrNoMirror) {
-		tb.Skip(err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return src.Markdown()
+	return corpus.Shared(tb).Markdown()
 }
-
-var loadCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
 
 // BenchmarkFrontMatter splits every Markdown file of the corpus into its
 // front matter and body, as a check does once per artifact.

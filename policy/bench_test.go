@@ -1,14 +1,12 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/builtins"
@@ -79,27 +77,11 @@ func TestWriteCorpusRepo(t *testing.T) {
 		}
 	}
 	writeInto(t, "THE_LOOP_CORPUS_REPO", func(dir string) {
-		if err := loadCorpus(t).Write(dir, n); err != nil {
+		if err := corpus.Shared(t).Write(dir, n); err != nil {
 			t.Fatal(err)
 		}
 	})
 }
-
-// loadCorpus reads the original's work items once per process, skipping
-// when its mirror is not on this machine.
-func loadCorpus(tb testing.TB) *corpus.Source {
-	tb.Helper()
-	src, err := sharedCorpus()
-	if errors.Is(err, corpus.ErrNoMirror) {
-		tb.Skip(err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return src
-}
-
-var sharedCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
 
 // writeInto calls write with the directory $env names, for the justfile's
 // process benchmarks; the test is skipped when it names none.
@@ -168,7 +150,7 @@ func BenchmarkCheckAll200(b *testing.B) {
 // share of a whole process, with every report handed over.
 func BenchmarkCheckCorpus1000(b *testing.B) {
 	root := b.TempDir()
-	if err := loadCorpus(b).Write(root, 1000); err != nil {
+	if err := corpus.Shared(b).Write(root, 1000); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/internal/corpus"
@@ -16,21 +14,12 @@ import (
 // names one already written, of any size, to profile against.
 func corpusRepo(tb testing.TB, n int) string {
 	tb.Helper()
-	src, err := sharedCorpus()
-	if errors.Is(err, corpus.ErrNoMirror) {
-		tb.Skip(err)
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
 	root := tb.TempDir()
-	if err := src.Write(root, n); err != nil {
+	if err := corpus.Shared(tb).Write(root, n); err != nil {
 		tb.Fatal(err)
 	}
 	return root
 }
-
-var sharedCorpus = sync.OnceValues(func() (*corpus.Source, error) { return corpus.Load(corpus.Mirror()) })
 
 // benchCheckAll is a whole check --all in-process, its output discarded:
 // the engine, the streaming and the formatter, without the process start.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/corpus"
 	"github.com/the-loop/the-loop/policy"
 )
 
@@ -147,8 +148,7 @@ func TestCheckWritesWhatTheWholeRunWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 	original := t.TempDir()
-	src, _ := sharedCorpus()
-	if err := src.WriteOriginal(original); err != nil {
+	if err := corpus.Shared(t).WriteOriginal(original); err != nil {
 		t.Fatal(err)
 	}
 	for _, format := range reportFormatNames() {
