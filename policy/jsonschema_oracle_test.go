@@ -91,37 +91,7 @@ func oracleSchemaError(verr *jsonschema.ValidationError, doc any, file string, t
 	for _, l := range leaves {
 		probs = append(probs, oracleDescribe(l, doc, top))
 	}
-	slices.SortStableFunc(probs, func(a, b problem) int {
-		if a.line != b.line && a.line > 0 && b.line > 0 {
-			return a.line - b.line
-		}
-		return strings.Compare(a.key, b.key)
-	})
-	probs = slices.CompactFunc(probs, func(a, b problem) bool { return a.key == b.key && a.msg == b.msg })
-
-	first := probs[0]
-	msg := first.msg
-	if rest := probs[1:]; len(rest) > 0 {
-		const shown = 4
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s (and %d more: ", msg, len(rest))
-		for i, p := range rest {
-			if i == shown {
-				b.WriteString("; ...")
-				break
-			}
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			if p.key != "" {
-				b.WriteString(p.key + ": ")
-			}
-			b.WriteString(p.msg)
-		}
-		b.WriteString(")")
-		msg = b.String()
-	}
-	return &graph.ConfigError{File: file, Line: first.line, Key: first.key, Msg: msg}
+	return summarise(probs, file)
 }
 
 // oracleAlternatives reports whether e is a oneOf or anyOf that no alternative

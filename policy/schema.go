@@ -121,6 +121,12 @@ func schemaError(root *failure, doc any, file string, top *yaml.Node) error {
 	for _, l := range leaves {
 		probs = append(probs, describe(l, doc, top))
 	}
+	return summarise(probs, file)
+}
+
+// summarise is one ConfigError for a config's problems: the first in
+// document order, and the rest counted and listed after it, a few at most.
+func summarise(probs []problem, file string) error {
 	slices.SortStableFunc(probs, func(a, b problem) int {
 		if a.line != b.line && a.line > 0 && b.line > 0 {
 			return a.line - b.line
