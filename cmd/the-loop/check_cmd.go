@@ -47,7 +47,8 @@ In CI, judge a pull request by its base branch:
 Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.`
 }
 
-func (c *CheckCmd) Run(g *Globals, out *Output) error {
+// validate refuses flags that do not go together.
+func (c *CheckCmd) validate() error {
 	switch {
 	case (c.All || c.Changed) == (c.Item != ""), c.All && c.Changed:
 		return errors.New("check: give a work item id, --all, or --changed")
@@ -55,6 +56,13 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		return errors.New("check: --changed needs --base, the revision the change is compared with (e.g. --base origin/main)")
 	case c.Replies == policy.IntegrationGitHub && c.Recompute:
 		return errors.New("check: --replies reads each gate's replies from when the stored state says it was open, and --recompute ignores the state; give one")
+	}
+	return nil
+}
+
+func (c *CheckCmd) Run(g *Globals, out *Output) error {
+	if err := c.validate(); err != nil {
+		return err
 	}
 	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
 	if c.Replies == policy.IntegrationGitHub {

@@ -19,13 +19,8 @@ import (
 // report collected by Engine.Check, then written whole by the legacy
 // formatters.
 func legacyCheckRun(c *CheckCmd, g *Globals, out *Output) error {
-	switch {
-	case (c.All || c.Changed) == (c.Item != ""), c.All && c.Changed:
-		return errors.New("check: give a work item id, --all, or --changed")
-	case c.Changed && c.Base == "":
-		return errors.New("check: --changed needs --base, the revision the change is compared with (e.g. --base origin/main)")
-	case c.Replies == policy.IntegrationGitHub && c.Recompute:
-		return errors.New("check: --replies reads each gate's replies from when the stored state says it was open, and --recompute ignores the state; give one")
+	if err := c.validate(); err != nil {
+		return err
 	}
 	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
 	e, sel, err := g.engineWith(out, c.LoopFlags, "", opts)
