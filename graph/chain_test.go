@@ -108,7 +108,7 @@ func TestARepositoryHookKeepsAContextNoLaterHookRefills(t *testing.T) {
 		return Pass("probe", nil), nil
 	})
 	g := &Graph{registry: fakeRegistry{"x-keep": keep, "probe": probe}}
-	item := (&Runtime{Graph: g}).pureItemContext(WorkItem{ID: "i"}, NewState("i"), NewFiles(nil))
+	item := (&Runtime{Graph: g}).pureItemContext(WorkItem{ID: "i"}, NewState("i"), nil, NewFiles(nil))
 	for _, id := range []string{"a", "b"} {
 		nc := item.at(&Node{ID: id}, Exit, nil)
 		RunChain([]ChainEntry{

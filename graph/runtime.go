@@ -199,20 +199,22 @@ func (rt *Runtime) load(id string, files *Files) (WorkItem, *State, error) {
 }
 
 func (rt *Runtime) context(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
-	c := rt.itemContext(item, st, files).at(n, b, event)
+	c := rt.itemContext(item, st, rt.DeclaredSkips(st), files).at(n, b, event)
 	return &c
 }
 
 // itemContext is what every node's context of one item shares, with no
 // node yet: check evaluates every node of every item, so what depends only
 // on the item and its state is worked out once per item, not once per node.
-func (rt *Runtime) itemContext(item WorkItem, st *State, files *Files) *Context {
+// skips are st's declared skips (DeclaredSkips), which the caller may
+// need as well.
+func (rt *Runtime) itemContext(item WorkItem, st *State, skips map[string]map[string]any, files *Files) *Context {
 	item.CurrentNode = rt.current(st)
 	return &Context{
 		WorkItem:         item,
 		Checkout:         rt.Checkout,
 		Files:            files,
-		SkippedArtifacts: rt.skippedArtifacts(rt.DeclaredSkips(st)),
+		SkippedArtifacts: rt.skippedArtifacts(skips),
 		Decisions:        st.Decisions,
 		Surface:          st.Surface,
 		Graph:            rt.Graph,
@@ -258,13 +260,13 @@ func (rt *Runtime) pureContext(item WorkItem, n *Node, st *State, files *Files, 
 
 // pureContextAt is pureContext at either boundary of n.
 func (rt *Runtime) pureContextAt(item WorkItem, n *Node, b Boundary, st *State, files *Files, event *Event) *Context {
-	c := rt.pureItemContext(item, st, files).at(n, b, event)
+	c := rt.pureItemContext(item, st, rt.DeclaredSkips(st), files).at(n, b, event)
 	return &c
 }
 
 // pureItemContext is itemContext for a read-only evaluation.
-func (rt *Runtime) pureItemContext(item WorkItem, st *State, files *Files) *Context {
-	c := rt.itemContext(item, st, files)
+func (rt *Runtime) pureItemContext(item WorkItem, st *State, skips map[string]map[string]any, files *Files) *Context {
+	c := rt.itemContext(item, st, skips, files)
 	c.ReadOnly = true
 	c.reuse = new(Context)
 	return c
@@ -363,9 +365,9 @@ func selected(g *Graph, st *State, id string) bool {
 	return ok
 }
 
-// refusedSkips are declarations the graph does not permit, sorted.
-func (rt *Runtime) refusedSkips(st *State) []string {
-	valid := rt.DeclaredSkips(st)
+// refusedSkips are st's declarations the graph does not permit (those not
+// in valid, its DeclaredSkips), sorted.
+func (rt *Runtime) refusedSkips(st *State, valid map[string]map[string]any) []string {
 	var out []string
 	for id := range st.Skips {
 		if _, ok := valid[id]; !ok {

@@ -166,12 +166,12 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 		}
 	}
 	skips := rt.DeclaredSkips(st)
-	refused := rt.refusedSkips(st)
+	refused := rt.refusedSkips(st, skips)
 	// A reply answers one gate at most: once a gate has passed on the
 	// replies it was handed, no later gate is handed them again, whatever
 	// windows the state's times draw (the state is the checkout's).
 	consumed := make([]bool, len(replies))
-	base := rt.pureItemContext(item, st, files)
+	base := rt.pureItemContext(item, st, skips, files)
 	runs := make([]HookRun, 0, rt.Graph.hookCount())
 	rep := &StatusReport{WorkItem: id, Dir: item.Dir, Loop: rt.Graph.Name, Nodes: make([]NodeReport, 0, len(rt.Graph.Nodes))}
 	for _, n := range rt.Graph.Nodes {
