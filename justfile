@@ -36,7 +36,6 @@ demo:
 # Fuzz every parser for a while each.
 fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzCompile$' -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz '^FuzzCompileTree$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzParseState$' -fuzztime {{seconds}}s ./graph
     go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
     go test -run '^$' -fuzz '^FuzzSchemaValidator$' -fuzztime {{seconds}}s ./policy

@@ -103,11 +103,11 @@ func loops(t *testing.T, reg graph.Registry) map[string]*graph.Graph {
 	t.Helper()
 	out := map[string]*graph.Graph{}
 	for _, name := range graphs.Names {
-		tree, err := graphs.Tree(name)
+		src, err := graphs.Loop(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out[name], err = graph.CompileTree(graphs.FileName(name), tree, reg); err != nil {
+		if out[name], err = graph.Compile(graphs.FileName(name), src, reg); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,15 +11,6 @@ import (
 //go:embed pdlc-work-item-loop.yaml pdlc-pr-loop.yaml pdlc-contribution-loop.yaml pdlc-adhoc-loop.yaml
 var loops embed.FS
 
-// Each loop also ships pre-parsed (see graph.EncodeYAMLTree), for the
-// tests and benchmarks that compile it; the engine itself builds each loop
-// from Go generated from the compiled YAML (policy/loops_compiled.go). The
-// YAML stays the source, and tests in policy fail when a tree or the
-// generated Go no longer matches it.
-//
-//go:embed trees/*.tree
-var trees embed.FS
-
 //go:embed harness-config.default.yaml
 var defaultHarnessConfig []byte
 
@@ -46,18 +37,6 @@ func Loop(name string) ([]byte, error) {
 	}
 	return loops.ReadFile(FileName(name))
 }
-
-// Tree returns the pre-parsed form of the shipped loop called name, made from
-// its YAML by graph.EncodeYAMLTree. Errors are as for Loop.
-func Tree(name string) ([]byte, error) {
-	if err := checkShipped(name); err != nil {
-		return nil, err
-	}
-	return trees.ReadFile(TreeFile(name))
-}
-
-// TreeFile is where a loop's tree is stored, relative to this package.
-func TreeFile(name string) string { return "trees/" + name + ".tree" }
 
 // DefaultHarnessConfig returns the harness config `the-loop init` writes into
 // an adopted repository. The returned slice is a fresh copy.

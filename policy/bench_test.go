@@ -93,25 +93,9 @@ func writeInto(t *testing.T, env string, write func(dir string)) {
 	write(dir)
 }
 
-// BenchmarkCompileShippedLoops is what a process pays to compile all four
-// loops: from their embedded pre-parsed trees.
-func BenchmarkCompileShippedLoops(b *testing.B) {
-	trees := map[string][]byte{}
-	for _, name := range graphs.Names {
-		trees[name], _ = graphs.Tree(name)
-	}
-	reg := builtins.Registry()
-	b.ReportAllocs()
-	for b.Loop() {
-		for name, tree := range trees {
-			if _, err := graph.CompileTree(name, tree, reg); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
-// BenchmarkCompileShippedLoopsFromYAML is the same from YAML source.
+// BenchmarkCompileShippedLoopsFromYAML is what compiling all four loops
+// from their YAML costs, which a process no longer pays: it builds them
+// from Go generated from that YAML (loops_compiled.go).
 func BenchmarkCompileShippedLoopsFromYAML(b *testing.B) {
 	srcs := map[string][]byte{}
 	for _, name := range graphs.Names {

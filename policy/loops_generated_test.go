@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
 )
+
+var update = flag.Bool("update", false, "rewrite the shipped loops' compiled Go from their YAML")
 
 // TestTheCompiledLoopsAreTheirYAMLs holds loops_compiled.go, which the
 // engine builds the shipped loops from, to what graph.Compile makes of
