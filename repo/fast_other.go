@@ -27,6 +27,6 @@ func (b *beneath) openFinal(string, int, uint64) (*os.File, error) { panic("unre
 
 func (b *beneath) absent() error { panic("unreachable") }
 
-func (b *beneath) listFolder(string, int, func(string, Kind)) (int, bool, error) {
+func (b *beneath) listFolder(string, int, func(string, Kind)) (int, error) {
 	panic("unreachable")
 }

@@ -35,10 +35,10 @@ func (c *Checkout) Folder(rel string) *Folder {
 		return nil
 	}
 	kinds := make(map[string]Kind, 8)
-	n, searchable, err := c.fast.listFolder(p, maxFolderNames, func(name string, kind Kind) {
+	n, err := c.fast.listFolder(p, maxFolderNames, func(name string, kind Kind) {
 		kinds[string([]byte(name))] = kind // name is a view of a reused buffer
 	})
-	if err != nil || !searchable || n > maxFolderNames {
+	if err != nil || n > maxFolderNames {
 		return nil
 	}
 	return &Folder{c: c, kinds: kinds}
