@@ -68,3 +68,21 @@ func BenchmarkSections(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMermaidBlocks finds the mermaid blocks of the corpus's bodies,
+// as lint-artifacts does for every artifact it reads.
+func BenchmarkMermaidBlocks(b *testing.B) {
+	var docs []string
+	size := 0
+	for _, body := range corpusBodies(b) {
+		docs = append(docs, body)
+		size += len(body)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range docs {
+			fmMermaidBlocks(d)
+		}
+	}
+}

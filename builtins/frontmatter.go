@@ -299,7 +299,13 @@ func fmMermaidBlocks(text string) []mermaidBlock {
 		if end < 0 {
 			end, next = len(text)-at, len(text)+1
 		}
-		stripped := fmTrim(text[at : at+end])
+		l := text[at : at+end]
+		if l == "" || l[0] > ' ' && l[0] < utf8.RuneSelf && l[0] != '`' {
+			// Not a fence, and most lines say so in their first byte.
+			at = next
+			continue
+		}
+		stripped := graph.TrimLeftPySpace(l)
 		switch {
 		case open == 0 && strings.HasPrefix(stripped, "```mermaid"):
 			open, from = line+1, next

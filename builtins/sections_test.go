@@ -73,6 +73,11 @@ var sectionCases = []string{
 	"text before\n# A\n#### skip levels\n## B\n\n\n",
 	"# A\n# A\n# A\n",
 	"#A\n##B\nb\n#C",
+	// A "```" after text is no fence, and neither is one later on its line.
+	"# A\nsee ``` and ```\n# B\n",
+	"a ```\n```\n# fenced\n```\n# B",
+	" # not a heading\n\t```\n# fenced\n\u2003```\n# C\n",
+	"\xe2\x80```\n# A\n",
 }
 
 func TestSectionsAgreeWithTheJoinedSplitter(t *testing.T) {
@@ -139,6 +144,7 @@ func fmMermaidBlocksJoined(text string) []mermaidBlock {
 var mermaidCases = []string{
 	"", "```mermaid", "```mermaid\n", "```mermaid\n```", "```mermaid\n\n```\n", "```mermaid\na\n\nb\n```\n```mermaid\nopen",
 	" \u00a0```mermaid x\nflowchart LR\n  ```  \ntext\n```mermaid\r\nA-->B\r\n```\r\n", "```\n```mermaid\n```",
+	"x ```mermaid\n```mermaid\nA\n y```\n```", "```mermaid\n# heading\n```", "\xe2\x80```mermaid\nA\n```",
 }
 
 func TestMermaidBlocksAgreeWithTheJoinedFinder(t *testing.T) {
