@@ -17,7 +17,7 @@ import (
 //
 // Each line is blank, a comment, or a key at the first column, a colon,
 // and one of: nothing, a plain scalar on one line, a quoted scalar without
-// escapes, a flow list of such scalars, or {}. Scalars resolve as
+// escapes but \" and \\, a flow list of such scalars, or {}. Scalars resolve as
 // fmValue resolves them (fmPlain), so the answer is the decoder's. ok is
 // false for anything else (an indented line, a block scalar, an anchor, a
 // tag, a nested or non-empty flow mapping, an escape, a repeated key, a tab,
@@ -113,19 +113,41 @@ func flatEntry(line string) (key string, value any, ok bool) {
 	return key, fmPlain(text), true
 }
 
-// flatQuoted reads a quoted scalar at the start of v that has no escape:
-// no backslash in double quotes, no doubled quote in single quotes.
+// flatQuoted reads a quoted scalar at the start of v: in single quotes,
+// one with no doubled quote; in double quotes, one whose only escapes are
+// \" and \\ (approvals quote what was said: "PR #35: \"let's go\"").
 func flatQuoted(v string) (s, after string, ok bool) {
 	q := v[0]
-	end := strings.IndexByte(v[1:], q)
+	if q == '\'' {
+		end := strings.IndexByte(v[1:], q)
+		if end < 0 || strings.HasPrefix(v[2+end:], "'") {
+			return "", "", false
+		}
+		return v[1 : 1+end], v[2+end:], true
+	}
+	end := strings.IndexAny(v[1:], `"\`)
 	if end < 0 {
 		return "", "", false
 	}
-	s, after = v[1:1+end], v[2+end:]
-	if q == '"' && strings.IndexByte(s, '\\') >= 0 || q == '\'' && strings.HasPrefix(after, "'") {
-		return "", "", false
+	if v[1+end] == '"' {
+		return v[1 : 1+end], v[2+end:], true
 	}
-	return s, after, true
+	var b strings.Builder
+	for i := 1; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '"':
+			return b.String(), v[i+1:], true
+		case '\\':
+			if i+1 == len(v) || v[i+1] != '"' && v[i+1] != '\\' {
+				return "", "", false // any other escape: the decoder's
+			}
+			i++
+			b.WriteByte(v[i])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false
 }
 
 // flatList reads the items of a flow list after its "[": quoted scalars
