@@ -219,8 +219,14 @@ func TestMemoryHungryHooksGiveOneVerdictRunAfterRun(t *testing.T) {
 		items = append(items, fmt.Sprintf("item-%d", i))
 	}
 	root := hookRepo(t, hookBody("parts = []\n    for i in range(150):\n        parts.append(\"x\" * (1 << 20))"), items...)
+	// What is judged is memory: the operator's deadline, far past the
+	// default, keeps a busy machine from deciding a verdict.
+	config := filepath.Join(t.TempDir(), "cli-config.yaml")
+	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, procs := range []string{"1", "2", "8"} {
-		r := attackWith(t, root, []string{"GOMAXPROCS=" + procs}, "check", "--all", "--format", "json")
+		r := attackWith(t, root, []string{"GOMAXPROCS=" + procs, "THE_LOOP_CLI_CONFIG=" + config}, "check", "--all", "--format", "json")
 		for _, id := range items {
 			if got := implementation(t, r.stdout)[id]; got != "pass: " {
 				t.Errorf("on %s cores, %s: implementation %q; want pass", procs, id, got)
