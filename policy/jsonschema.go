@@ -172,20 +172,35 @@ type schemaCompiler struct {
 // document is not JSON or uses JSON Schema this validator does not
 // implement: a build defect, which the tests catch.
 func compileSchema(url string, src []byte) (*compiledSchema, error) {
-	s, err := compileDocument(src)
+	doc, err := decodeSchema(src)
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	}
+	return compileDecoded(url, doc)
+}
+
+// compileDecoded compiles a schema document decodeSchema has decoded.
+func compileDecoded(url string, doc any) (*compiledSchema, error) {
+	s, err := compileDocument(doc)
 	if err != nil {
 		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
 	}
 	return s, nil
 }
 
-func compileDocument(src []byte) (*compiledSchema, error) {
+// decodeSchema decodes a schema document as the compiler reads it:
+// numbers as json.Number, so that bounds are exact.
+func decodeSchema(src []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
 		return nil, err
 	}
+	return doc, nil
+}
+
+func compileDocument(doc any) (*compiledSchema, error) {
 	root, ok := doc.(map[string]any)
 	if !ok {
 		return nil, errors.New("not an object")

@@ -42,13 +42,18 @@ func CLISchema() []byte { return slices.Clone(cliSchemaJSON) }
 
 // The schemas are compiled on first use, by the verbs that validate a
 // config; a verb that reads none (--version, --help, graph show outside a
-// repository) never pays for them.
+// repository) never pays for them. They are compiled from their decoded
+// documents, which schemas_decoded.go holds as Go: decoding the JSON was
+// most of compiling it, and every check of a repository with a harness
+// config compiles one.
+//
+//go:generate go test -run ^TestTheDecodedSchemasAreTheirJSON$ -update .
 var (
 	harnessSchema = sync.OnceValues(func() (*compiledSchema, error) {
-		return compileSchema(harnessSchemaURL, harnessSchemaJSON)
+		return compileDecoded(harnessSchemaURL, decodedSchema(harnessSchemaURL))
 	})
 	cliSchema = sync.OnceValues(func() (*compiledSchema, error) {
-		return compileSchema(cliSchemaURL, cliSchemaJSON)
+		return compileDecoded(cliSchemaURL, decodedSchema(cliSchemaURL))
 	})
 )
 
