@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -30,7 +29,7 @@ func appendParams(b []byte, params map[string]any) []byte {
 		return b
 	}
 	b = append(b, '{')
-	for i, k := range slices.Sorted(maps.Keys(params)) {
+	for i, k := range sortedKeys(params) {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
@@ -95,7 +94,7 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 			return append(b, "null"...), true
 		}
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
+		for i, k := range sortedKeys(v) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -108,6 +107,16 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// sortedKeys are m's keys, sorted as json.Marshal sorts them: byte by byte.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // appendJSONFloat is encoding/json's float64 encoding: the shortest

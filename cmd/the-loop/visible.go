@@ -66,7 +66,10 @@ func clean(s string, layout bool) bool {
 // cleanBytes is clean of p, without copying it into a string.
 func cleanBytes(p []byte, layout bool) bool {
 	for len(p) > 0 {
-		r, w := utf8.DecodeRune(p)
+		r, w := rune(p[0]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRune(p)
+		}
 		if !shows(r, layout) {
 			return false
 		}
