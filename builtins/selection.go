@@ -94,15 +94,21 @@ const pyWhitespaceClass = `\t\n\v\f\r \x1c-\x1f\x85\xa0\x{1680}\x{2000}-\x{200a}
 
 // pyRegexp compiles pattern, on first use, after expanding {ws} to
 // Python's \s, {nws} to its complement \S, and {wsc} to the bare class
-// contents for use inside a bracket expression. It runs at package
-// initialisation, in every process: three ReplaceAll calls cost a few
-// hundred nanoseconds where building a strings.Replacer cost fifty
+// contents for use inside a bracket expression. The expanding waits for
+// the first use as well: pyRegexp runs at package initialisation, in
+// every process, and most never match a checklist.
+func pyRegexp(pattern string) *lazyregexp.Regexp {
+	return lazyregexp.NewExpanded(pattern, pyExpand)
+}
+
+// pyExpand spells out pyRegexp's placeholders. Three ReplaceAll calls cost
+// a few hundred nanoseconds where building a strings.Replacer cost fifty
 // microseconds. No placeholder contains another, so the order of the
 // calls does not matter.
-func pyRegexp(pattern string) *lazyregexp.Regexp {
+func pyExpand(pattern string) string {
 	pattern = strings.ReplaceAll(pattern, "{ws}", "["+pyWhitespaceClass+"]")
 	pattern = strings.ReplaceAll(pattern, "{nws}", "[^"+pyWhitespaceClass+"]")
-	return lazyregexp.New(strings.ReplaceAll(pattern, "{wsc}", pyWhitespaceClass))
+	return strings.ReplaceAll(pattern, "{wsc}", pyWhitespaceClass)
 }
 
 // pySplitLines splits s at every line boundary Python's str.splitlines

@@ -134,3 +134,20 @@ func TestDecidedNeedsANonEmptyRecord(t *testing.T) {
 		}
 	}
 }
+
+func TestPyExpandSpellsOutThePlaceholders(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`a{ws}b`, `a[` + pyWhitespaceClass + `]b`},
+		{`{nws}+`, `[^` + pyWhitespaceClass + `]+`},
+		{`[#{wsc}]`, `[#` + pyWhitespaceClass + `]`},
+		{`{ws}{nws}{wsc}`, `[` + pyWhitespaceClass + `][^` + pyWhitespaceClass + `]` + pyWhitespaceClass},
+		{`no placeholder`, `no placeholder`},
+	} {
+		if got := pyExpand(tc.in); got != tc.want {
+			t.Errorf("pyExpand(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if !checkLine.MatchString("-\u00a0[x]\u2028design") {
+		t.Error("checkLine does not read Python's whitespace")
+	}
+}

@@ -387,4 +387,14 @@ func (NoIntegration) Call(string, map[string]any) (map[string]any, error) {
 	return nil, errNone
 }
 
-var errNone = fmt.Errorf("%w: the none integration makes no outbound calls", ErrIntegrationUnavailable)
+// errNone is ErrIntegrationUnavailable, said of the none integration.
+var errNone error = &unavailableError{ErrIntegrationUnavailable.Error() + ": the none integration makes no outbound calls"}
+
+// unavailableError is what fmt.Errorf("%w: ...", ErrIntegrationUnavailable)
+// makes, built without fmt: errNone is made at package initialisation, in
+// every process, where fmt.Errorf cost more than the rest of the package's
+// initialisation.
+type unavailableError struct{ msg string }
+
+func (e *unavailableError) Error() string { return e.msg }
+func (e *unavailableError) Unwrap() error { return ErrIntegrationUnavailable }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -274,8 +275,10 @@ func (f *Files) Item(id string) (repo.Item, error) {
 }
 
 // ErrTooMuchRead is a read that would take one evaluation's files past
-// MaxEvaluationBytes.
-var ErrTooMuchRead = fmt.Errorf("the work item's files come to more than %d bytes in all", MaxEvaluationBytes)
+// MaxEvaluationBytes. It is made at package initialisation, in every
+// process, and without fmt, whose Errorf cost more there than the rest of
+// the package's initialisation.
+var ErrTooMuchRead = errors.New("the work item's files come to more than " + strconv.Itoa(MaxEvaluationBytes) + " bytes in all")
 
 // ReadFile returns the contents of the repository path rel. Callers must
 // not modify the slice.

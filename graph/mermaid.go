@@ -52,12 +52,21 @@ var mermaidClasses = []struct{ name, style string }{
 	{mermaidOptional, "stroke-dasharray:5 5"},
 }
 
-// mermaidVerdicts maps a node's status to its class.
-var mermaidVerdicts = map[string]string{
-	string(StatusPass):  mermaidPassed,
-	string(StatusSkip):  mermaidSkipped,
-	string(StatusBlock): mermaidBlocked,
-	string(StatusWait):  mermaidWaiting,
+// mermaidVerdict is the class of a node's status, "" for none. A switch
+// rather than a map: a package-level map is built at initialisation, in
+// every process, and few processes draw a diagram.
+func mermaidVerdict(status string) string {
+	switch Status(status) {
+	case StatusPass:
+		return mermaidPassed
+	case StatusSkip:
+		return mermaidSkipped
+	case StatusBlock:
+		return mermaidBlocked
+	case StatusWait:
+		return mermaidWaiting
+	}
+	return ""
 }
 
 // mermaidHere marks the current node's label.
@@ -144,7 +153,7 @@ func (d *mermaidDiagram) node(n *Node, verdicts map[string]NodeReport, reached m
 	}
 	if d.rep != nil {
 		v, ok := verdicts[n.ID]
-		class := mermaidVerdicts[v.Status]
+		class := mermaidVerdict(v.Status)
 		if ok && reached[n.ID] {
 			notes = append(notes, v.Status)
 			if v.Forced {

@@ -128,3 +128,13 @@ func TestMermaidTextEscapesWhatWouldBreakALabel(t *testing.T) {
 		}
 	}
 }
+
+func TestMermaidVerdictClassesEveryStatus(t *testing.T) {
+	for status, want := range map[Status]string{
+		StatusPass: mermaidPassed, StatusSkip: mermaidSkipped, StatusBlock: mermaidBlocked, StatusWait: mermaidWaiting, "": "", "unknown": "",
+	} {
+		if got := mermaidVerdict(string(status)); got != want {
+			t.Errorf("mermaidVerdict(%q) = %q, want %q", status, got, want)
+		}
+	}
+}

@@ -2,12 +2,8 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
-	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
@@ -41,14 +37,28 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 	return writeGraphText(out.Stdout, gr)
 }
 
+// writeGraphText writes the loop as text, in one write: the whole of it is
+// built in one buffer, by appending, since fmt and a builder grown a piece
+// at a time were most of what printing it cost a process that does little
+// else.
 func writeGraphText(w io.Writer, gr *graph.Graph) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s v%d, start: %s\n", gr.Name, gr.Version, gr.Start)
+	b := make([]byte, 0, 8<<10) // the largest shipped loop is under 6 KB
+	b = append(b, gr.Name...)
+	b = append(b, " v"...)
+	b = strconv.AppendInt(b, int64(gr.Version), 10)
+	b = append(b, ", start: "...)
+	b = append(b, gr.Start...)
+	b = append(b, '\n')
 	for _, s := range gr.SkipSets {
-		fmt.Fprintf(&b, "  skip set %s: %s\n", s.Name, strings.Join(s.Nodes, ", "))
+		b = append(b, "  skip set "...)
+		b = append(b, s.Name...)
+		b = append(b, ": "...)
+		b = appendJoined(b, s.Nodes)
+		b = append(b, '\n')
 	}
+	var flags []string
 	for _, n := range gr.Nodes {
-		var flags []string
+		flags = flags[:0]
 		if n.Required {
 			flags = append(flags, "required")
 		}
@@ -66,45 +76,66 @@ func writeGraphText(w io.Writer, gr *graph.Graph) error {
 		if n.Terminal {
 			flags = append(flags, "terminal")
 		}
-		suffix := ""
+		b = append(b, "  "...)
+		b = append(b, n.ID...)
 		if len(flags) > 0 {
-			suffix = "  [" + strings.Join(flags, ", ") + "]"
+			b = append(b, "  ["...)
+			b = appendJoined(b, flags)
+			b = append(b, ']')
 		}
-		fmt.Fprintf(&b, "  %s%s\n", n.ID, suffix)
-		for _, ch := range []struct {
-			label string
-			chain []graph.ChainEntry
-		}{{"entry", n.Entry}, {"exit", n.Exit}} {
-			if len(ch.chain) == 0 {
+		b = append(b, '\n')
+		b = appendChain(b, "entry:", n.Entry)
+		b = appendChain(b, "exit:", n.Exit)
+		for _, e := range gr.Edges { // gr.EdgesFrom(n.ID), without the slice
+			if e.From != n.ID {
 				continue
 			}
-			names := make([]string, len(ch.chain))
-			for i, e := range ch.chain {
-				names[i] = e.Hook + formatParams(e.Params)
-			}
-			fmt.Fprintf(&b, "      %-5s %s\n", ch.label+":", visible(strings.Join(names, ", ")))
-		}
-		for _, e := range gr.EdgesFrom(n.ID) {
-			fmt.Fprintf(&b, "      --%s--> %s\n", e.On, e.To)
+			b = append(b, "      --"...)
+			b = append(b, e.On...)
+			b = append(b, "--> "...)
+			b = append(b, e.To...)
+			b = append(b, '\n')
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b)
 	return err
 }
 
-// formatParams renders a chain entry's with: compactly, keys sorted, so two
-// entries of one hook read apart: record-feedback{into: design.md}.
-func formatParams(params map[string]any) string {
-	if len(params) == 0 {
-		return ""
+// appendChain appends a chain's line, "      exit: a, b{k: v}", its
+// label padded to five; a chain with no entries has none.
+func appendChain(b []byte, label string, chain []graph.ChainEntry) []byte {
+	if len(chain) == 0 {
+		return b
 	}
-	parts := make([]string, 0, len(params))
-	for _, k := range slices.Sorted(maps.Keys(params)) {
-		v, _ := json.Marshal(params[k])
-		if str, ok := params[k].(string); ok {
-			v = []byte(str)
+	b = append(b, "      "...)
+	b = append(b, label...)
+	for n := len(label); n < 5; n++ {
+		b = append(b, ' ')
+	}
+	b = append(b, ' ')
+	// The entries are made visible as one line, as a whole: a parameter
+	// value may hold a newline of its own.
+	start := len(b)
+	for i, e := range chain {
+		if i > 0 {
+			b = append(b, ", "...)
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s", k, v))
+		b = append(b, e.Hook...)
+		b = appendParams(b, e.Params)
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	if !cleanBytes(b[start:], false) {
+		b = append(b[:start], visible(string(b[start:]))...)
+	}
+	return append(b, '\n')
+}
+
+// appendJoined appends strings.Join(s, ", ").
+func appendJoined(b []byte, s []string) []byte {
+	for i, v := range s {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, v...)
+	}
+	return b
 }

@@ -178,10 +178,16 @@ type command struct {
 	typ         reflect.Type
 }
 
-// commandsOf are the commands declared in struct t, in order.
+// commandsOf are the commands declared in struct t, in order. It reads
+// the fields one at a time, without exportedFields' slice of them: it is
+// on the way of every plain command line (see plain.go).
 func commandsOf(t reflect.Type) []command {
 	var cs []command
-	for _, f := range exportedFields(t) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
 		if _, ok := f.Tag.Lookup("cmd"); ok {
 			name := f.Tag.Get("name")
 			if name == "" {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/alecthomas/kong"
 )
 
 // Most command lines are plain: a verb's words, then its flags and
@@ -60,8 +63,9 @@ func parsePlain(args []string) (cli *CLI, verb runner, ok bool) {
 		return nil, nil, false
 	}
 	i := 0
+	cmds := commandsOf(v.Type()) // the subcommands of v
 	for ; i < len(args); i++ {
-		c, found := commandNamed(v.Type(), args[i])
+		c, found := commandNamed(cmds, args[i])
 		if !found {
 			break
 		}
@@ -69,11 +73,12 @@ func parsePlain(args []string) (cli *CLI, verb runner, ok bool) {
 			return nil, nil, false
 		}
 		v = v.FieldByName(c.field)
-		if !p.add(v, len(commandsOf(v.Type())) == 0) {
+		cmds = commandsOf(v.Type())
+		if !p.add(v, len(cmds) == 0) {
 			return nil, nil, false
 		}
 	}
-	if i == 0 || len(commandsOf(v.Type())) > 0 || hooked(v.Type(), true) {
+	if i == 0 || len(cmds) > 0 || hooked(v.Type(), true) {
 		return nil, nil, false
 	}
 	verb, ok = v.Addr().Interface().(runner)
@@ -89,8 +94,8 @@ type runner interface {
 	Run(*Globals, *Output) error
 }
 
-func commandNamed(t reflect.Type, name string) (command, bool) {
-	for _, c := range commandsOf(t) {
+func commandNamed(cmds []command, name string) (command, bool) {
+	for _, c := range cmds {
 		if c.name == name {
 			return c, true
 		}
@@ -103,17 +108,51 @@ func commandNamed(t reflect.Type, name string) (command, bool) {
 // allowed, as it is of the verb) a Run.
 func hooked(t reflect.Type, run bool) bool {
 	pt := reflect.PointerTo(t)
-	for _, name := range kongHooks {
-		if _, ok := pt.MethodByName(name); ok && !(run && name == "Run") {
-			return true
+	names, ok := knownMethodNames(pt)
+	if !ok {
+		names = make([]string, pt.NumMethod())
+		for i := range names {
+			names[i] = pt.Method(i).Name
 		}
 	}
-	for i := range pt.NumMethod() {
-		if strings.HasPrefix(pt.Method(i).Name, "Provide") {
+	for _, name := range names {
+		if (slices.Contains(kongHooks, name) && !(run && name == "Run")) || strings.HasPrefix(name, "Provide") {
 			return true
 		}
 	}
 	return false
+}
+
+// knownMethods are methods a type of the command tree has, each with
+// the interface that has just that method. reflect's Method builds the
+// method's func type (reflect.FuncOf, which searches the program's
+// types), and that was most of what parsePlain cost; Implements does
+// not.
+var knownMethods = []struct {
+	name string
+	in   reflect.Type
+}{
+	{"Run", reflect.TypeFor[runner]()},
+	{"Help", reflect.TypeFor[kong.HelpProvider]()},
+	{"BeforeReset", reflect.TypeFor[interface {
+		BeforeReset(*kong.Kong, kong.Vars) error
+	}]()},
+}
+
+// knownMethodNames are the names of pt's exported methods when each is
+// one of knownMethods, found without reflect's Method; ok is false when
+// pt has another.
+func knownMethodNames(pt reflect.Type) (names []string, ok bool) {
+	n := pt.NumMethod()
+	for _, m := range knownMethods {
+		if len(names) == n {
+			break
+		}
+		if pt.Implements(m.in) {
+			names = append(names, m.name)
+		}
+	}
+	return names, len(names) == n
 }
 
 // add declares the flags of struct v (a node of the command tree) and,

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,4 +133,87 @@ func FuzzPlainParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		samePlainAsKong(t, strings.Fields(line))
 	})
+}
+
+// hookedByMethod is hooked as it was, asking reflect for each method.
+func hookedByMethod(t reflect.Type, run bool) bool {
+	pt := reflect.PointerTo(t)
+	for _, name := range kongHooks {
+		if _, ok := pt.MethodByName(name); ok && !(run && name == "Run") {
+			return true
+		}
+	}
+	for i := range pt.NumMethod() {
+		if strings.HasPrefix(pt.Method(i).Name, "Provide") {
+			return true
+		}
+	}
+	return false
+}
+
+// treeTypes are t and every type its fields have, depth first.
+func treeTypes(t reflect.Type, seen map[reflect.Type]bool) {
+	if seen[t] {
+		return
+	}
+	seen[t] = true
+	if t.Kind() == reflect.Struct {
+		for i := range t.NumField() {
+			treeTypes(t.Field(i).Type, seen)
+		}
+	}
+}
+
+type (
+	plainRunHelp struct{}
+	plainOddRun  struct{}
+	plainHook    struct{}
+	plainProvide struct{}
+	plainOther   struct{}
+)
+
+func (*plainRunHelp) Run(*Globals, *Output) error { return nil }
+func (*plainRunHelp) Help() string                { return "" }
+func (*plainOddRun) Run(*Output) error            { return nil }
+func (*plainHook) Run(*Globals, *Output) error    { return nil }
+func (*plainHook) Validate() error                { return nil }
+func (*plainProvide) ProvideEngine() (int, error) { return 0, nil }
+func (plainOther) Other()                         {}
+func (plainOther) BeforeReset(*kong.Kong) error   { return nil }
+
+func TestHookedIsWhatReflectsMethodsSay(t *testing.T) {
+	types := map[reflect.Type]bool{}
+	treeTypes(reflect.TypeFor[CLI](), types)
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[plainRunHelp](), reflect.TypeFor[plainOddRun](), reflect.TypeFor[plainHook](),
+		reflect.TypeFor[plainProvide](), reflect.TypeFor[plainOther](), reflect.TypeFor[kong.VersionFlag](),
+	} {
+		types[typ] = true
+	}
+	for typ := range types {
+		for _, run := range []bool{false, true} {
+			if got, want := hooked(typ, run), hookedByMethod(typ, run); got != want {
+				t.Errorf("hooked(%v, %v) = %v, want %v", typ, run, got, want)
+			}
+		}
+		pt := reflect.PointerTo(typ)
+		if names, ok := knownMethodNames(pt); ok {
+			var want []string
+			for i := range pt.NumMethod() {
+				want = append(want, pt.Method(i).Name)
+			}
+			slices.Sort(names)
+			if !slices.Equal(names, want) {
+				t.Errorf("knownMethodNames(%v) = %q, want %q", pt, names, want)
+			}
+		}
+	}
+	for typ, want := range map[reflect.Type]bool{
+		reflect.TypeFor[GraphShowCmd](): true, reflect.TypeFor[CheckCmd](): true, reflect.TypeFor[plainRunHelp](): true,
+		reflect.TypeFor[kong.VersionFlag](): true, reflect.TypeFor[plainOddRun](): false, reflect.TypeFor[plainOther](): false,
+	} {
+		if _, ok := knownMethodNames(reflect.PointerTo(typ)); ok != want {
+			t.Errorf("knownMethodNames(*%v) knows them all: %v, want %v", typ, ok, want)
+		}
+	}
 }

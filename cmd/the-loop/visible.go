@@ -56,11 +56,32 @@ func escape(b *bytes.Buffer, s string, layout bool) {
 // clean reports whether s holds nothing escape would change.
 func clean(s string, layout bool) bool {
 	for _, r := range s {
-		if (r == utf8.RuneError || acts(r)) && !(layout && (r == '\n' || r == '\t')) {
+		if !shows(r, layout) {
 			return false
 		}
 	}
 	return true
+}
+
+// cleanBytes is clean of p, without copying it into a string.
+func cleanBytes(p []byte, layout bool) bool {
+	for len(p) > 0 {
+		r, w := rune(p[0]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRune(p)
+		}
+		if !shows(r, layout) {
+			return false
+		}
+		p = p[w:]
+	}
+	return true
+}
+
+// shows reports whether escape leaves r (a rune clean reads) as it is.
+// U+FFFD itself is not clean: clean cannot tell it from a broken byte.
+func shows(r rune, layout bool) bool {
+	return !(r == utf8.RuneError || acts(r)) || (layout && (r == '\n' || r == '\t'))
 }
 
 // visible is s on one line, with whatever would act on a terminal, its
@@ -80,12 +101,11 @@ func visible(s string) string {
 type visibleWriter struct{ w io.Writer }
 
 func (v visibleWriter) Write(p []byte) (int, error) {
-	s := string(p)
-	if clean(s, true) {
+	if cleanBytes(p, true) {
 		return v.w.Write(p)
 	}
 	var b bytes.Buffer
-	escape(&b, s, true)
+	escape(&b, string(p), true)
 	if _, err := v.w.Write(b.Bytes()); err != nil {
 		return 0, err
 	}

@@ -23,6 +23,19 @@ func TestVisibleShowsWhatWouldActOnATerminal(t *testing.T) {
 	}
 }
 
+func TestCleanBytesIsClean(t *testing.T) {
+	for _, s := range []string{
+		"", "plain text, é and 日本", "a\nb\tc", "a\rb", "\x1b]0;x\x07", "\x7f", "\u009b", "\u202e", "\u200e",
+		"broken \xff byte", "\xc3", "\ufffd", "\xed\xa0\x80", "\xf4\x90\x80\x80", "end\xe6\x97",
+	} {
+		for _, layout := range []bool{false, true} {
+			if got, want := cleanBytes([]byte(s), layout), clean(s, layout); got != want {
+				t.Errorf("cleanBytes(%q, %v) = %v, want clean's %v", s, layout, got, want)
+			}
+		}
+	}
+}
+
 func TestTheVisibleWriterKeepsItsLayoutAndEscapesTheRest(t *testing.T) {
 	var b bytes.Buffer
 	visibleWriter{&b}.Write([]byte("one\n\ttwo\x1b[2K\r\n"))

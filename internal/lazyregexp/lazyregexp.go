@@ -10,9 +10,10 @@ import (
 // Regexp is a *regexp.Regexp compiled on first use. It is safe for
 // concurrent use; it must be made by New.
 type Regexp struct {
-	str  string
-	once sync.Once
-	rx   *regexp.Regexp
+	str    string
+	expand func(string) string // nil, or what str is spelt out with before compiling
+	once   sync.Once
+	rx     *regexp.Regexp
 }
 
 func (r *Regexp) re() *regexp.Regexp {
@@ -21,16 +22,25 @@ func (r *Regexp) re() *regexp.Regexp {
 }
 
 func (r *Regexp) build() {
+	if r.expand != nil {
+		r.str = r.expand(r.str)
+	}
 	r.rx = regexp.MustCompile(r.str)
-	r.str = ""
+	r.str, r.expand = "", nil
 }
 
 // inTest is whether this is a test binary (see the package comment).
 var inTest = len(os.Args) > 0 && strings.HasSuffix(strings.TrimSuffix(os.Args[0], ".exe"), ".test")
 
 // New is the expression str, compiled on first use.
-func New(str string) *Regexp {
-	r := &Regexp{str: str}
+func New(str string) *Regexp { return NewExpanded(str, nil) }
+
+// NewExpanded is the expression expand(str), expand called on first use
+// too: for an expression written in a shorthand that takes work to spell
+// out, which a process that never uses it should not do. A nil expand
+// leaves str as it is.
+func NewExpanded(str string, expand func(string) string) *Regexp {
+	r := &Regexp{str: str, expand: expand}
 	if inTest {
 		r.re()
 	}

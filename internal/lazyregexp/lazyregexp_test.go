@@ -35,3 +35,26 @@ func TestNewCompilesInATestBinary(t *testing.T) {
 	}()
 	New(`(`)
 }
+
+func TestExpandedOnFirstUse(t *testing.T) {
+	calls := 0
+	expand := func(s string) string { calls++; return "^" + s + "$" }
+	r := &Regexp{str: `a+`, expand: expand} // as NewExpanded makes it outside a test binary
+	if calls != 0 || r.rx != nil {
+		t.Fatal("expanded or compiled before use")
+	}
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{{"aaa", true}, {"baa", false}, {"aab", false}} {
+		if got := r.MatchString(tc.in); got != tc.want {
+			t.Errorf("MatchString(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	if calls != 1 || r.String() != `^a+$` {
+		t.Errorf("expand called %d times, expression %q; want once, ^a+$", calls, r.String())
+	}
+	if NewExpanded(`b`, nil).String() != `b` {
+		t.Error("a nil expand changed the expression")
+	}
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A chain entry's with: is shown compactly, keys sorted, each value a
+// string as it is and anything else as JSON, so that two entries of one
+// hook read apart: record-feedback{into: design.md}. graph show prints a
+// dozen of them, and encoding/json, whose reflective encoder is code and
+// data a process touches just for them, was a noticeable part of its
+// start; the values a with: holds (what YAML or JSON decode to, or a
+// shipped loop's literals) are encoded here instead, byte for byte as
+// json.Marshal encodes them (FuzzAppendJSONIsMarshal), and anything else
+// still by json.Marshal.
+
+// formatParams renders a chain entry's with: compactly, keys sorted.
+func formatParams(params map[string]any) string {
+	return string(appendParams(nil, params))
+}
+
+// appendParams appends formatParams' text to b.
+func appendParams(b []byte, params map[string]any) []byte {
+	if len(params) == 0 {
+		return b
+	}
+	b = append(b, '{')
+	for i, k := range sortedKeys(params) {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, k...)
+		b = append(b, ": "...)
+		if s, ok := params[k].(string); ok {
+			b = append(b, s...)
+			continue
+		}
+		b = appendMarshal(b, params[k])
+	}
+	return append(b, '}')
+}
+
+// appendMarshal appends json.Marshal(v) to b, and nothing when it fails.
+func appendMarshal(b []byte, v any) []byte {
+	if out, ok := appendJSON(b, v); ok {
+		return out
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return append(b, out...)
+}
+
+// appendJSON appends v as json.Marshal encodes it; ok is false, and b
+// whatever it became, when v holds a value of a type it leaves to
+// json.Marshal (or one json.Marshal refuses: NaN, an infinity).
+func appendJSON(b []byte, v any) (_ []byte, ok bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case string:
+		return appendJSONString(b, v), true
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case uint64:
+		return strconv.AppendUint(b, v, 10), true
+	case float64:
+		return appendJSONFloat(b, v)
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendJSON(b, e); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '{')
+		for i, k := range sortedKeys(v) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			if b, ok = appendJSON(b, v[k]); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// sortedKeys are m's keys, sorted as json.Marshal sorts them: byte by byte.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// appendJSONFloat is encoding/json's float64 encoding: the shortest
+// decimal that reads back the same, in exponent form only for very large
+// and very small magnitudes, with a one-digit negative exponent unpadded.
+func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 reads e-9, as encoding/json writes it.
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString is encoding/json's string encoding, HTML-safe as
+// json.Marshal's is: quotes, backslashes and control characters escaped,
+// <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and
+// each byte of broken UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
