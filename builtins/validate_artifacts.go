@@ -212,7 +212,10 @@ func (validateArtifacts) Run(ctx *graph.Context) (graph.Result, error) {
 		// Nothing to assert against: a skip, never a minted pass.
 		return graph.Skip(validateArtifactsName, "artifact(s) authored by a declared-skipped node; absence is planned"), nil
 	}
-	return graph.Pass(validateArtifactsName, map[string]any{"artifacts": append([]string{}, paths...)}), nil
+	if paths == nil {
+		paths = []string{} // a list, never null, in a report's data
+	}
+	return graph.Pass(validateArtifactsName, map[string]any{"artifacts": slices.Clip(paths)}), nil
 }
 
 // plannedAbsence reports whether every name slot accepts is authored by a

@@ -91,7 +91,7 @@ type Message struct {
 // is recognised by its text); findings carry it.
 func (m Message) Render() string {
 	if m.Path != "" {
-		return fmt.Sprintf("%s (%s)", m.Text, m.Path)
+		return m.Text + " (" + m.Path + ")"
 	}
 	return m.Text
 }

@@ -130,6 +130,7 @@ func chainRuns(all *[]HookRun, n *Node, out *ChainOutcome, skipped string) []Hoo
 	for _, e := range n.Entry {
 		runs = append(runs, HookRun{Hook: e.Hook, Boundary: string(Entry), Reason: NotRunEntry})
 	}
+	stopped := "" // why the hooks after a blocking one did not run
 	for i, e := range n.Exit {
 		run := HookRun{Hook: e.Hook, Boundary: string(Exit)}
 		switch {
@@ -142,7 +143,10 @@ func chainRuns(all *[]HookRun, n *Node, out *ChainOutcome, skipped string) []Hoo
 				run.Reason = ownNotices(r)
 			}
 		case out.Blocking != nil:
-			run.Reason = fmt.Sprintf("the chain stopped at %s, which %s", out.Blocking.Hook, verbed(out.Blocking.Status))
+			if stopped == "" {
+				stopped = "the chain stopped at " + out.Blocking.Hook + ", which " + verbed(out.Blocking.Status)
+			}
+			run.Reason = stopped
 		}
 		runs = append(runs, run)
 	}
