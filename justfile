@@ -63,7 +63,7 @@ bench-corpus runs="11":
     #!/usr/bin/env bash
     set -euo pipefail
     dir=$(mktemp -d)
-    go build -o "$dir/the-loop" ./cmd/the-loop
+    CGO_ENABLED=0 go build -o "$dir/the-loop" ./cmd/the-loop
     for n in 109 1000 10000; do
         mkdir -p "$dir/r$n"
         THE_LOOP_CORPUS_REPO="$dir/r$n" THE_LOOP_CORPUS_ITEMS=$n go test ./policy -run '^TestWriteCorpusRepo$' -count=1 >/dev/null
@@ -79,7 +79,7 @@ bench-python runs="5":
     git -C "$mirror" archive HEAD cli | tar -x -C "$dir"
     mkdir -p "$dir/repo"
     THE_LOOP_CORPUS_REPO="$dir/repo" THE_LOOP_CORPUS_ITEMS=109 go test ./policy -run '^TestWriteCorpusRepo$' -count=1 >/dev/null
-    go build -o "$dir/the-loop" ./cmd/the-loop
+    CGO_ENABLED=0 go build -o "$dir/the-loop" ./cmd/the-loop
     go build -o "$dir/proctime" ./tools/proctime
     cd "$dir/repo"
     "$dir/proctime" -n {{runs}} -- env THE_LOOP_SERVICE_LOCAL=1 PYTHONPATH="$dir/cli" python3 -m the_loop check --all -- "$dir/the-loop" check --all
@@ -123,6 +123,17 @@ bench-licence runs="41":
     THE_LOOP_BENCH_LICENCE_REPO="$dir" go test ./policy -run TestWriteLicenceRepo -count=1 >/dev/null
     CGO_ENABLED=0 go build -o "$dir/the-loop" ./cmd/the-loop
     go run ./tools/proctime -n {{runs}} -- "$dir/the-loop" check issue-1 --repo "$dir" -- grep -rL SPDX "$dir/src"
+
+# Time a .star rule over 10,000 JSON records against conftest running the same rule in Rego (installs conftest v0.71.1 into a temporary directory; the first time takes a few minutes).
+bench-conftest runs="21":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    GOBIN="$dir/bin" go install github.com/open-policy-agent/conftest@v0.71.1
+    THE_LOOP_BENCH_RECORDS_REPO="$dir/repo" go test ./policy -run '^TestWriteRecordsRepo$' -count=1 >/dev/null
+    CGO_ENABLED=0 go build -o "$dir/the-loop" ./cmd/the-loop
+    go run ./tools/proctime -n {{runs}} -- "$dir/the-loop" check issue-1 --repo "$dir/repo" \
+        -- "$dir/bin/conftest" test --no-color --policy "$dir/repo/policy" "$dir/repo/records"
 
 # Time whole `check --changed --base main` processes, and the GitHub Action's command line (with --rules-from), on a 2,000-item git repository whose branch touches three items.
 bench-changed runs="41":

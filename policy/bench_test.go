@@ -195,6 +195,86 @@ func TestWriteLicenceRepo(t *testing.T) {
 	writeInto(t, "THE_LOOP_BENCH_LICENCE_REPO", func(dir string) { writeLicenceRepo(t, dir, 10_000) })
 }
 
+// writeRecordsRepo writes the conftest comparison's fixture: n JSON
+// records under records/, one in ten approved without an approver and one
+// in twenty-five of a status nobody knows, and the one rule about them
+// twice, as a repository hook (.the-loop/hooks/records.star, attached to
+// issue-1's node) and as a conftest policy (policy/records.rego).
+func writeRecordsRepo(tb testing.TB, root string, n int) {
+	tb.Helper()
+	write := func(rel string, body []byte) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	copyIn := func(from, to string) {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		write(to, data)
+	}
+	fixture := filepath.Join("testdata", "records")
+	copyIn(filepath.Join(fixture, "harness-config.yaml"), ".the-loop/harness-config.yaml")
+	copyIn(filepath.Join(fixture, "records.star"), ".the-loop/hooks/records.star")
+	copyIn(filepath.Join(fixture, "records.rego"), "policy/records.rego")
+	for _, f := range []string{"docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
+		copyIn(filepath.Join("..", "testdata", "repos", "tutorial", f), f)
+	}
+	statuses := []string{"draft", "in-review", "approved", "approved"}
+	for i := range n {
+		status, approvers := statuses[i%len(statuses)], `["@owner"]`
+		switch {
+		case i%25 == 0:
+			status = "done"
+		case i%10 == 0:
+			status, approvers = "approved", "[]"
+		}
+		write(fmt.Sprintf("records/d%03d/item-%05d.json", i/100, i), fmt.Appendf(nil,
+			`{"type": "design", "phase": "design", "workItem": "issue-%d", "status": %q, "approvedBy": %s, "collaborators": ["architect", "engineer"], "riskTier": %d}`+"\n",
+			i, status, approvers, 1+i%5))
+	}
+}
+
+// TestWriteRecordsRepo writes the conftest comparison's fixture to
+// $THE_LOOP_BENCH_RECORDS_REPO.
+func TestWriteRecordsRepo(t *testing.T) {
+	writeInto(t, "THE_LOOP_BENCH_RECORDS_REPO", func(dir string) { writeRecordsRepo(t, dir, 10_000) })
+}
+
+// TestTheRecordsRuleFindsEveryBadRecord holds the conftest comparison to
+// a rule that reads every record: it blocks on exactly the records the
+// fixture spoiled.
+func TestTheRecordsRuleFindsEveryBadRecord(t *testing.T) {
+	root := t.TempDir()
+	writeRecordsRepo(t, root, 200)
+	e, err := Open(Options{Repo: root, Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps, err := e.Check([]string{"issue-1"}, false, Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown, unapproved := 0, 0
+	for _, n := range reps[0].Nodes {
+		for _, f := range n.Findings {
+			switch {
+			case strings.HasPrefix(f.Text, "unknown status done"):
+				unknown++
+			case f.Text == "approved without an approver":
+				unapproved++
+			}
+		}
+	}
+	// Of 200: every 25th is unknown (8), every other 10th unapproved (20 - 4).
+	if unknown != 8 || unapproved != 16 {
+		t.Errorf("%d unknown and %d unapproved findings; want 8 and 16", unknown, unapproved)
+	}
+}
+
 func BenchmarkLicenceHeader10k(b *testing.B) {
 	root := b.TempDir()
 	writeLicenceRepo(b, root, 10_000)
