@@ -113,7 +113,7 @@ func TestACommittedCLIConfigCannotLiftTheOperatorsSettings(t *testing.T) {
 	// The operator may still choose it, by name, and it is then validated
 	// like any other: its deadline is past what a hook may be given.
 	_, err = LoadCLIConfig(committed)
-	wantConfigError(t, err, committed, "routing.graph.hookLimits.seconds", 6, "maximum")
+	wantConfigError(t, err, committed, "routing.graph.hookLimits.seconds", 6, "want at most 3,600")
 	writeCLI(t, filepath.Join(work, ConfigDir), "version: \"0.5.0\"\nrouting:\n  authorizedUsers: [mallory]\n")
 	if c, err := LoadCLIConfig(committed); err != nil || c.Ignored != "" || c.Path != committed {
 		t.Errorf("--config naming it: %v", err)
@@ -275,7 +275,7 @@ func TestCLIConfigInvalid(t *testing.T) {
 	}{
 		{"cli/legacy-routing.yaml", "webhooks.ghWebhook.routing", 5, "move it to routing"},
 		{"cli/old-version.yaml", "version", 1, "got version 0.3.1, want 0.5.0 or later"},
-		{"cli/bad-limits.yaml", "routing.graph.hookLimits.steps", 4, "minimum"},
+		{"cli/bad-limits.yaml", "routing.graph.hookLimits.steps", 4, "got 0, want at least 1"},
 		{"cli/bad-enum.yaml", "routing.defaultHarness", 2, `got "emacs", want one of "claude", "cursor"`},
 		{"harness/malformed.yaml", "", 0, "invalid YAML"},
 		{"harness/not-a-mapping.yaml", "", 1, "want a mapping"},

@@ -750,13 +750,13 @@ func (s *compiledSchema) validateNumber(v any, loc []string, fails []*failure) [
 		return fails
 	}
 	if s.minimum != nil && n.Cmp(s.minimum) < 0 {
-		fails = append(fails, otherFailure(loc, "minimum: got %s, want %s", englishRat(n), englishRat(s.minimum)))
+		fails = append(fails, otherFailure(loc, "got %s, want at least %s", englishRat(n), englishRat(s.minimum)))
 	}
 	if s.maximum != nil && n.Cmp(s.maximum) > 0 {
-		fails = append(fails, otherFailure(loc, "maximum: got %s, want %s", englishRat(n), englishRat(s.maximum)))
+		fails = append(fails, otherFailure(loc, "got %s, want at most %s", englishRat(n), englishRat(s.maximum)))
 	}
 	if s.exclMinimum != nil && n.Cmp(s.exclMinimum) <= 0 {
-		fails = append(fails, otherFailure(loc, "exclusiveMinimum: got %s, want %s", englishRat(n), englishRat(s.exclMinimum)))
+		fails = append(fails, otherFailure(loc, "got %s, want more than %s", englishRat(n), englishRat(s.exclMinimum)))
 	}
 	return fails
 }
@@ -786,9 +786,9 @@ func (s *compiledSchema) validateOneOf(v any, loc []string, fails []*failure) []
 }
 
 // The library words numbers through golang.org/x/text/message in English,
-// and operators have been reading its messages: "maximum: got 70,000,
-// want 65,535", "maximum: got 7 × 10⁰⁹, want 3,600". englishInt and
-// englishRat write numbers the same way, without linking x/text.
+// and operators have been reading them: "got 70,000, want at most 65,535",
+// "got 7 × 10⁰⁹, want at most 3,600". englishInt and englishRat write
+// numbers the same way, without linking x/text.
 
 // englishInt is n with its thousands grouped: 12,345.
 func englishInt(n int) string {

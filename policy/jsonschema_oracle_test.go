@@ -190,14 +190,34 @@ func oracleDescribe(e *jsonschema.ValidationError, doc any, top *yaml.Node) prob
 		p.msg = fmt.Sprintf("got %s, want one of %s", gotValue(k.Got), strings.Join(want, ", "))
 	case *kind.Pattern:
 		p.msg = fmt.Sprintf("got %q, want a value matching %s", k.Got, k.Want)
+	case *kind.Minimum:
+		p.msg = asBound(libraryMessage(e), "minimum", "at least")
+	case *kind.Maximum:
+		p.msg = asBound(libraryMessage(e), "maximum", "at most")
+	case *kind.ExclusiveMinimum:
+		// The library says "exclusiveMinimum: got 0, want 0" of a 0 where
+		// more than 0 is wanted.
+		p.msg = asBound(libraryMessage(e), "exclusiveMinimum", "more than")
 	default:
-		msg := e.Error()
-		if strings.HasPrefix(msg, "at '") {
-			if i := strings.Index(msg, "': "); i >= 0 {
-				msg = msg[i+3:]
-			}
-		}
-		p.msg = msg
+		p.msg = libraryMessage(e)
 	}
 	return p
+}
+
+// libraryMessage is the library's message for e, without its location.
+func libraryMessage(e *jsonschema.ValidationError) string {
+	msg := e.Error()
+	if strings.HasPrefix(msg, "at '") {
+		if i := strings.Index(msg, "': "); i >= 0 {
+			msg = msg[i+3:]
+		}
+	}
+	return msg
+}
+
+// asBound is the library's "keyword: got X, want Y" as our validator says
+// it: "got X, want <relation> Y", the numbers written as the library
+// writes them.
+func asBound(msg, keyword, relation string) string {
+	return strings.Replace(strings.TrimPrefix(msg, keyword+": "), ", want ", ", want "+relation+" ", 1)
 }
