@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -188,4 +190,107 @@ func TestANilReaderAnswersEveryQuestionWithNoCheckout(t *testing.T) {
 			t.Errorf("Item: %v", err)
 		}
 	}
+}
+
+// TestARootThatListsButCannotBeSearchedIsAskedNameByName is the same
+// refusal at the checkout's root, whose listing is asked for as ".".
+func TestARootThatListsButCannotBeSearchedIsAskedNameByName(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root searches any directory; run as another user to see the refusal")
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	co := checkoutOf(t, root)
+	if err := os.Chmod(root, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(root, 0o755) })
+	for _, p := range []string{"a.md", "missing.md", StateFile} {
+		_, gerr := NewFiles(co).Kind(p)
+		_, werr := DirectFiles(co).Kind(p)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || gerr == nil {
+			t.Errorf("%s: the listing says %v, asking says %v", p, gerr, werr)
+		}
+	}
+	if _, err := LoadStateIn(NewFiles(co), ".", "item"); err == nil {
+		t.Error("the state of a root that cannot be searched read as fresh")
+	}
+}
+
+// TestAFolderTooDeepForItsNamesIsAskedNameByName: a folder whose path
+// leaves less room than a name needs before the kernel's limit on a path
+// lists, but a lookup of a name in it is refused as too long, whether the
+// folder holds the name or not. Its state is not a fresh one.
+func TestAFolderTooDeepForItsNamesIsAskedNameByName(t *testing.T) {
+	root := t.TempDir()
+	// 4,085 bytes of path: room for "/" and ten more bytes of name.
+	var parts []string
+	for n := len("specs"); n < 4085-251; n += 251 {
+		parts = append(parts, strings.Repeat("d", 250))
+	}
+	rel := "specs/" + strings.Join(parts, "/")
+	rel += "/" + strings.Repeat("p", 4085-len(rel)-1)
+	// The absolute path is past the limit too: make it a step at a time.
+	dir, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(rel, "/") {
+		next, err := mkdirIn(dir, name)
+		dir.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = next
+	}
+	// Present: a state file; absent: everything else.
+	err = writeIn(dir, StateFile, "{}")
+	dir.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := checkoutOf(t, root)
+	short := func(err error) string { return strings.ReplaceAll(fmt.Sprint(err), rel, "<folder>") }
+	for _, name := range []string{StateFile, "missing.md", "x", "abcdefghij"} {
+		p := rel + "/" + name
+		_, gerr := NewFiles(co).Kind(p)
+		_, werr := DirectFiles(co).Kind(p)
+		if short(gerr) != short(werr) {
+			t.Errorf("%s: the listing says %s, asking says %s", name, short(gerr), short(werr))
+		}
+	}
+	_, listed := LoadStateIn(NewFiles(co), rel, "item")
+	_, asked := LoadState(co, rel, "item")
+	if listed == nil || short(listed) != short(asked) {
+		t.Errorf("the state of a folder too deep read as %s; asking says %s", short(listed), short(asked))
+	}
+}
+
+// mkdirIn makes the directory name in dir and opens it.
+func mkdirIn(dir *os.File, name string) (*os.File, error) {
+	fd := int(dir.Fd())
+	if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+		return nil, err
+	}
+	nfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(nfd), name), nil
+}
+
+// writeIn writes the file name in dir.
+func writeIn(dir *os.File, name, body string) error {
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	_, err = f.WriteString(body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -22,6 +22,10 @@ import (
 type beneath struct {
 	f  *os.File // owns fd; closed when the last Checkout sharing it goes
 	fd int
+	// lists says whether a folder's listing may stand in for looking its
+	// names up (listFolder): the root is on a filesystem whose lookups
+	// the kernel itself permits or refuses.
+	lists bool
 }
 
 const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
@@ -48,7 +52,24 @@ func openBeneath(root string) *beneath {
 	if err != nil {
 		return nil
 	}
-	return &beneath{f: os.NewFile(uintptr(fd), root), fd: fd}
+	var st unix.Statfs_t
+	lists := unix.Fstatfs(fd, &st) == nil && kernelChecked(st.Type)
+	return &beneath{f: os.NewFile(uintptr(fd), root), fd: fd, lists: lists}
+}
+
+// kernelChecked reports whether a filesystem of type magic leaves a
+// lookup's permission to the kernel's own check of the directory's mode,
+// so that the open that lists a folder (listFolder) is refused exactly
+// where a lookup in it would be. A FUSE server, for one, may decide each
+// lookup itself, and the kernel then lets "." through unasked; a network
+// filesystem's server may refuse what the mode allows.
+func kernelChecked(magic int64) bool {
+	switch uint32(magic) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC:
+		return true
+	}
+	return false
 }
 
 func (b *beneath) close() {

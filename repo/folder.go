@@ -14,6 +14,9 @@ import "path"
 type Folder struct {
 	c     *Checkout
 	kinds map[string]Kind
+	// prefix is how many bytes the folder adds before a name in the path
+	// a lookup asks for: none at the root, "dir/" elsewhere.
+	prefix int
 }
 
 // maxFolderNames bounds a Folder: a directory of more names than a spec
@@ -41,16 +44,29 @@ func (c *Checkout) Folder(rel string) *Folder {
 	if err != nil || n > maxFolderNames {
 		return nil
 	}
-	return &Folder{c: c, kinds: kinds}
+	prefix := 0
+	if p != "." {
+		prefix = len(p) + 1
+	}
+	return &Folder{c: c, kinds: kinds, prefix: prefix}
 }
 
 // MaxNameBytes is the longest name a directory entry may have: a lookup
 // of a longer one is refused as too long, which no listing can say.
 const MaxNameBytes = 255
 
-// Answers reports whether the folder can answer for name: a name no
-// entry could have is refused by a lookup as too long, not as absent.
-func (f *Folder) Answers(name string) bool { return len(name) <= MaxNameBytes }
+// maxPathBytes is the longest path the kernel takes (PATH_MAX, 4,096
+// bytes, less the NUL that ends it): a longer one is refused as too long,
+// whatever the directories on the way hold.
+const maxPathBytes = 4095
+
+// Answers reports whether the folder can answer for name: a lookup
+// refuses as too long, not as absent, a name no entry could have and a
+// path past what the kernel takes, which a folder deep enough meets with
+// a name it may well hold.
+func (f *Folder) Answers(name string) bool {
+	return len(name) <= MaxNameBytes && f.prefix+len(name) <= maxPathBytes
+}
 
 // Kind is the kind of name in the folder, as listed (a link is
 // KindOther); ok is false when the folder holds no such name.

@@ -5,11 +5,16 @@ package repo
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
+
+// errNotListed is listFolder's answer on a filesystem whose listing may
+// not stand in for lookups.
+var errNotListed = errors.New("not listed: the checkout's filesystem decides lookups itself")
 
 // direntBufs are getdents buffers, one per listing goroutine at a time.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -30,13 +35,20 @@ func (b *beneath) list(rel string, visit func(string, Kind)) (int, error) {
 // search permission, and a listing stands in for lookups only where both
 // would be granted. Resolving "." inside rel is a lookup in rel, so the
 // kernel asks for both in the one open, where asking faccessat would be a
-// second system call for every folder.
+// second system call for every folder. That holds on the filesystems
+// kernelChecked names, and the open may not leave the root's (another
+// filesystem mounted beneath it may be of another type), so a folder
+// elsewhere is not listed: its names are looked up one by one.
 func (b *beneath) listFolder(rel string, most int, visit func(string, Kind)) (n int, err error) {
+	if !b.lists {
+		return 0, errNotListed
+	}
 	dot := rel + "/." // not path.Join, which would clean the "." away
 	if rel == "." {
 		dot = rel
 	}
-	fd, err := b.open(dot, unix.O_RDONLY|unix.O_DIRECTORY)
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveBeneath | unix.RESOLVE_NO_XDEV}
+	fd, err := b.openat2(dot, &how)
 	if err != nil {
 		return 0, err
 	}
