@@ -145,6 +145,7 @@ var mermaidCases = []string{
 	"", "```mermaid", "```mermaid\n", "```mermaid\n```", "```mermaid\n\n```\n", "```mermaid\na\n\nb\n```\n```mermaid\nopen",
 	" \u00a0```mermaid x\nflowchart LR\n  ```  \ntext\n```mermaid\r\nA-->B\r\n```\r\n", "```\n```mermaid\n```",
 	"x ```mermaid\n```mermaid\nA\n y```\n```", "```mermaid\n# heading\n```", "\xe2\x80```mermaid\nA\n```",
+	"\u00a0```mermaid\nA\n\u2003```\nB",
 }
 
 func TestMermaidBlocksAgreeWithTheJoinedFinder(t *testing.T) {

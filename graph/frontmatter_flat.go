@@ -16,14 +16,15 @@ import (
 //	overrides: {}
 //
 // Each line is blank, a comment, or a key at the first column, a colon,
-// and one of: nothing, a plain scalar on one line, a quoted scalar without
-// escapes but \" and \\, a flow list of such scalars, or {}. Scalars resolve as
-// fmValue resolves them (fmPlain), so the answer is the decoder's. ok is
-// false for anything else (an indented line, a block scalar, an anchor, a
-// tag, a nested or non-empty flow mapping, an escape, a repeated key, a tab,
-// a character outside the printable ranges YAML reads the same way on
-// every line), and the caller then decodes the block as YAML: fmFlat may
-// decline what it could have read, never read it differently.
+// and one of: nothing, a plain scalar on one line, a quoted scalar with
+// no escape but \" and \\, a flow list of such scalars, or {}. Scalars
+// resolve as fmValue resolves them (fmPlain), so the answer is the
+// decoder's. ok is false for anything else (an indented line, a block
+// scalar, an anchor, a tag, a nested or non-empty flow mapping, any other
+// escape, a repeated key, a tab, a character outside the printable ranges
+// YAML reads the same way on every line), and the caller then decodes the
+// block as YAML: fmFlat may decline what it could have read, never read
+// it differently.
 func fmFlat(block string) (front map[string]any, lines map[string]int, ok bool) {
 	// Sized for a key a line, so that neither map grows as it fills.
 	keys := strings.Count(block, "\n") + 1

@@ -70,6 +70,7 @@ var flatBlocks = []string{
 	`q: "with \" escape"`,
 	`q: "back \\ slash" # c`,
 	`q: "\\"`,
+	`q: "abc\`,
 	`q: "\"`,
 	`q: "\"\""`,
 	`q: "end\\\"`,

@@ -166,7 +166,9 @@ func writeLicenceRepo(tb testing.TB, root string, n int) {
 	}
 	write := func(rel string, body []byte) {
 		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			tb.Fatal(err)
 		}
@@ -204,7 +206,9 @@ func writeRecordsRepo(tb testing.TB, root string, n int) {
 	tb.Helper()
 	write := func(rel string, body []byte) {
 		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			tb.Fatal(err)
 		}

@@ -33,7 +33,7 @@ import (
 // from that shape, and the leaves this file words itself use the library's
 // exact wording, numbers included.
 
-// knownKeyword reports whether compileSchema accepts the keyword kw; the
+// knownKeyword reports whether compileDecoded accepts the keyword kw; the
 // comment on each says why it needs no more than it gets here. A schema
 // using anything else is refused.
 func knownKeyword(kw string) bool {
@@ -168,18 +168,9 @@ type schemaCompiler struct {
 	at []string
 }
 
-// compileSchema compiles an embedded schema document. An error means the
-// document is not JSON or uses JSON Schema this validator does not
+// compileDecoded compiles a schema document decodeSchema has decoded. An
+// error means the document uses JSON Schema this validator does not
 // implement: a build defect, which the tests catch.
-func compileSchema(url string, src []byte) (*compiledSchema, error) {
-	doc, err := decodeSchema(src)
-	if err != nil {
-		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
-	}
-	return compileDecoded(url, doc)
-}
-
-// compileDecoded compiles a schema document decodeSchema has decoded.
 func compileDecoded(url string, doc any) (*compiledSchema, error) {
 	s, err := compileDocument(doc)
 	if err != nil {

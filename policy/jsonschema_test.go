@@ -110,6 +110,16 @@ func sameVerdict(t testing.TB, what string, ours, oracle error) {
 	}
 }
 
+// compileSchema decodes and compiles a schema document, as the shipped
+// ones were before schemas_decoded.go held them decoded.
+func compileSchema(url string, src []byte) (*compiledSchema, error) {
+	doc, err := decodeSchema(src)
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
+	}
+	return compileDecoded(url, doc)
+}
+
 // agree validates doc (with the YAML node it came from, or nil) against
 // both schemas with both validators, and reports whether any refused it.
 func agree(t testing.TB, what string, doc any, top *yaml.Node) (refused bool) {

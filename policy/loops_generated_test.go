@@ -16,7 +16,26 @@ import (
 	"github.com/the-loop/the-loop/graphs"
 )
 
-var update = flag.Bool("update", false, "rewrite the shipped loops' compiled Go from their YAML")
+var update = flag.Bool("update", false, "rewrite what go generate ./policy makes: loops_compiled.go and schemas_decoded.go")
+
+// generated holds file to b, Go source a test has just generated from
+// what it stands for; -update writes it instead.
+func generated(t *testing.T, file string, b []byte) {
+	t.Helper()
+	src, err := format.Source(b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if *update {
+		if err := os.WriteFile(file, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, src) {
+		t.Errorf("%s is stale (go generate ./policy rewrites it)", file)
+	}
+}
 
 // TestTheCompiledLoopsAreTheirYAMLs holds loops_compiled.go, which the
 // engine builds the shipped loops from, to what graph.Compile makes of
@@ -46,19 +65,7 @@ func TestTheCompiledLoopsAreTheirYAMLs(t *testing.T) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\t}\n\treturn nil\n}\n")
-	src, err := format.Source(b.Bytes())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b.Bytes())
-	}
-	if *update {
-		if err := os.WriteFile("loops_compiled.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got, err := os.ReadFile("loops_compiled.go"); err != nil || !bytes.Equal(got, src) {
-		t.Errorf("loops_compiled.go is stale (go generate ./policy rewrites it)")
-	}
+	generated(t, "loops_compiled.go", b.Bytes())
 }
 
 // goValue writes v as a Go expression of the same type and value: the

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"go/format"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -41,19 +39,7 @@ func TestTheDecodedSchemasAreTheirJSON(t *testing.T) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\t}\n\treturn nil\n}\n")
-	src, err := format.Source(b.Bytes())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b.Bytes())
-	}
-	if *update {
-		if err := os.WriteFile("schemas_decoded.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got, err := os.ReadFile("schemas_decoded.go"); err != nil || !bytes.Equal(got, src) {
-		t.Errorf("schemas_decoded.go is stale (go generate ./policy rewrites it)")
-	}
+	generated(t, "schemas_decoded.go", b.Bytes())
 }
 
 // writeJSONValue writes v, a value decodeSchema decoded, as a Go

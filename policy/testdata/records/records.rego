@@ -1,5 +1,6 @@
 # The rule of the conftest comparison (docs/performance.md), as
-# .the-loop/hooks/records.star says it to the-loop.
+# .the-loop/hooks/records.star says it to the-loop: the two find the same
+# records of the fixture.
 package main
 
 statuses := {"draft", "in-review", "approved"}
