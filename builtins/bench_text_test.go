@@ -53,25 +53,18 @@ func BenchmarkSections(b *testing.B) {
 		}
 	})
 	b.Run("corpus", func(b *testing.B) {
-		var docs []string
-		size := 0
-		for _, body := range corpusBodies(b) {
-			docs = append(docs, body)
-			size += len(body)
-		}
-		b.SetBytes(int64(size))
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, d := range docs {
-				fmSections(d)
-			}
-		}
+		benchCorpusBodies(b, func(body string) { fmSections(body) })
 	})
 }
 
 // BenchmarkMermaidBlocks finds the mermaid blocks of the corpus's bodies,
 // as lint-artifacts does for every artifact it reads.
 func BenchmarkMermaidBlocks(b *testing.B) {
+	benchCorpusBodies(b, func(body string) { fmMermaidBlocks(body) })
+}
+
+// benchCorpusBodies times f over every body of the corpus, by the byte.
+func benchCorpusBodies(b *testing.B, f func(body string)) {
 	var docs []string
 	size := 0
 	for _, body := range corpusBodies(b) {
@@ -82,7 +75,7 @@ func BenchmarkMermaidBlocks(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range docs {
-			fmMermaidBlocks(d)
+			f(d)
 		}
 	}
 }

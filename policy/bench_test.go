@@ -155,6 +155,18 @@ type discard struct{}
 
 func (discard) Emit(string, string, map[string]any) error { return nil }
 
+// writeFileIn writes body to rel under root, making its directories.
+func writeFileIn(tb testing.TB, root, rel string, body []byte) {
+	tb.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, body, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // writeLicenceRepo writes the licence-header fixture at scale: the
 // tutorial's rules over n Go files of about 4 KiB, one in ten without its
 // header, and one work item at implementation.
@@ -164,15 +176,7 @@ func writeLicenceRepo(tb testing.TB, root string, n int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	write := func(rel string, body []byte) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	write := func(rel string, body []byte) { writeFileIn(tb, root, rel, body) }
 	for _, f := range []string{".the-loop/harness-config.yaml", "docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "tutorial", f))
 		if err != nil {
@@ -204,15 +208,7 @@ func TestWriteLicenceRepo(t *testing.T) {
 // issue-1's node) and as a conftest policy (policy/records.rego).
 func writeRecordsRepo(tb testing.TB, root string, n int) {
 	tb.Helper()
-	write := func(rel string, body []byte) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	write := func(rel string, body []byte) { writeFileIn(tb, root, rel, body) }
 	copyIn := func(from, to string) {
 		data, err := os.ReadFile(from)
 		if err != nil {
