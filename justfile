@@ -52,6 +52,15 @@ fuzz seconds="30":
     go test -run '^$' -fuzz '^FuzzMermaidBlocks$' -fuzztime {{seconds}}s ./builtins
     go test -run '^$' -fuzz '^FuzzLowerText$' -fuzztime {{seconds}}s ./builtins
     go test -run '^$' -fuzz '^FuzzFoldedText$' -fuzztime {{seconds}}s ./builtins
+    go test -run '^$' -fuzz '^FuzzClean$' -fuzztime {{seconds}}s ./cmd/the-loop
+    go test -run '^$' -fuzz '^FuzzAppendJSONIsMarshal$' -fuzztime {{seconds}}s ./cmd/the-loop
+    go test -run '^$' -fuzz '^FuzzPlainParse$' -fuzztime {{seconds}}s ./cmd/the-loop
+    go test -run '^$' -fuzz '^FuzzGlobMatch$' -fuzztime {{seconds}}s ./starlark
+    go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime {{seconds}}s ./starlark
+    go test -run '^$' -fuzz '^FuzzParseEvent$' -fuzztime {{seconds}}s ./channels/slack
+    go test -run '^$' -fuzz '^FuzzReadDeclaration$' -fuzztime {{seconds}}s ./policy
+    go test -run '^$' -fuzz '^FuzzReaderReadsAsTheCheckout$' -fuzztime {{seconds}}s ./repo
+    go test -run '^$' -fuzz '^FuzzTrimPySpaceIsTrimFunc$' -fuzztime {{seconds}}s ./graph
 
 # Write into dir a repository of n copies of the original project's own work items (needs its git mirror, see internal/corpus).
 corpus dir n="10000":

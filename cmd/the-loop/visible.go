@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Everything the-loop prints as text passes through here: work item ids
@@ -55,27 +56,47 @@ func escape(b *bytes.Buffer, s string, layout bool) {
 
 // clean reports whether s holds nothing escape would change.
 func clean(s string, layout bool) bool {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		// Most of any output is printable ASCII: eight bytes of it are
+		// passed at a time (a report in JSON is tens of kilobytes an item).
+		if i+8 <= len(s) && printable8(s[i:i+8]) {
+			i += 8
+			continue
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(layout && (c == '\n' || c == '\t')) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
 		if !shows(r, layout) {
 			return false
 		}
+		i += w
 	}
 	return true
 }
 
-// cleanBytes is clean of p, without copying it into a string.
+// printable8 reports whether each of the eight bytes of s is printable
+// ASCII, 0x20 to 0x7e: none below 0x20 (the subtraction borrows into its
+// top bit, which is clear in the byte itself), and none from 0x7f (adding
+// one sets its top bit, or it was set). A carry or borrow across bytes
+// only happens past a byte that fails already, so false is exact enough:
+// the caller then looks at the bytes one at a time.
+func printable8(s string) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return (x-0x20*ones)&^x&tops == 0 && ((x+ones)|x)&tops == 0
+}
+
+// cleanBytes is clean of p, without copying it into a string: the string
+// is a view of p, which clean only reads.
 func cleanBytes(p []byte, layout bool) bool {
-	for len(p) > 0 {
-		r, w := rune(p[0]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRune(p)
-		}
-		if !shows(r, layout) {
-			return false
-		}
-		p = p[w:]
-	}
-	return true
+	return clean(unsafe.String(unsafe.SliceData(p), len(p)), layout)
 }
 
 // shows reports whether escape leaves r (a rune clean reads) as it is.
@@ -117,7 +138,7 @@ func (v visibleWriter) Write(p []byte) (int, error) {
 // bidirectional overrides). They can only stand inside strings, where
 // \uXXXX means the same character, so the document means what it meant.
 func jsonSafe(doc []byte) []byte {
-	if clean(string(doc), true) {
+	if cleanBytes(doc, true) {
 		return doc
 	}
 	var b strings.Builder

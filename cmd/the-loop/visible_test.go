@@ -72,3 +72,66 @@ func TestAFolderNameCannotForgeCheckOutput(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s\nstderr: %s", code, out, stderr.String())
 	}
 }
+
+// cleanByRunes is clean as it was, a rune at a time: the reference the
+// word-at-a-time clean must agree with.
+func cleanByRunes(s string, layout bool) bool {
+	for _, r := range s {
+		if !shows(r, layout) {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanCases put each byte that matters at every place in and around an
+// eight-byte word.
+func cleanCases() []string {
+	cases := []string{"", "plain text, é and 日本", "a\nb\tc", "\xed\xa0\x80", "\xf4\x90\x80\x80", "end\xe6\x97"}
+	for _, odd := range []string{"\x00", "\x1f", "\n", "\t", "\r", "\x7f", "\x80", "\xff", "\u009b", "\u202e", "\ufffd", "é", " ", "~"} {
+		for n := 0; n <= 17; n++ {
+			for at := 0; at <= n; at++ {
+				cases = append(cases, strings.Repeat("a", at)+odd+strings.Repeat("b", n-at))
+			}
+		}
+	}
+	return cases
+}
+
+func TestCleanAgreesWithReadingRuneByRune(t *testing.T) {
+	for _, s := range cleanCases() {
+		for _, layout := range []bool{false, true} {
+			if got, want := clean(s, layout), cleanByRunes(s, layout); got != want {
+				t.Errorf("clean(%q, %v) = %v, want %v", s, layout, got, want)
+			}
+		}
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	for _, s := range cleanCases() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, layout := range []bool{false, true} {
+			if got, want := clean(s, layout), cleanByRunes(s, layout); got != want {
+				t.Errorf("clean(%q, %v) = %v, want %v", s, layout, got, want)
+			}
+			if got, want := cleanBytes([]byte(s), layout), cleanByRunes(s, layout); got != want {
+				t.Errorf("cleanBytes(%q, %v) = %v, want %v", s, layout, got, want)
+			}
+		}
+	})
+}
+
+// BenchmarkCleanJSON is clean of an item's report as check's JSON writes
+// it: indented lines, mostly ASCII, a dash now and then.
+func BenchmarkCleanJSON(b *testing.B) {
+	doc := strings.Repeat("        {\n          \"hook\": \"validate-artifacts\",\n          \"text\": \"artifact is not locked — front matter says status: draft\"\n        },\n", 200)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if !clean(doc, true) {
+			b.Fatal("not clean")
+		}
+	}
+}
