@@ -1,19 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"testing"
 
+	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
 )
 
-// BenchmarkJSONElement writes the list elements check --all --format json
-// writes for a generated corpus's reports, terminal-safe pass included.
-func BenchmarkJSONElement(b *testing.B) {
+// benchReports are the reports check --all makes of a generated corpus of
+// n items.
+func benchReports(b *testing.B, n int) []*graph.StatusReport {
 	b.Setenv("HOME", b.TempDir())
 	b.Setenv("THE_LOOP_CLI_CONFIG", "")
-	e, err := policy.Open(policy.Options{Repo: corpusRepo(b, 100)})
+	e, err := policy.Open(policy.Options{Repo: corpusRepo(b, n)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,6 +27,13 @@ func BenchmarkJSONElement(b *testing.B) {
 	if err != nil && !errors.As(err, new(policy.ItemsError)) {
 		b.Fatal(err)
 	}
+	return reports
+}
+
+// BenchmarkJSONElement writes the list elements check --all --format json
+// writes for a generated corpus's reports, terminal-safe pass included.
+func BenchmarkJSONElement(b *testing.B) {
+	reports := benchReports(b, 100)
 	w := &jsonWriter{out: newOutput(io.Discard, io.Discard), list: true}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -34,4 +43,36 @@ func BenchmarkJSONElement(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkReportEncoder is the encoding alone, without the terminal-safe
+// pass: encoding/json's indenting Encoder against reportEncoder.
+func BenchmarkReportEncoder(b *testing.B) {
+	reports := benchReports(b, 100)
+	b.Run("encoding-json", func(b *testing.B) {
+		var buf bytes.Buffer
+		enc := jsonEncoder(&buf, "  ")
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range reports {
+				buf.Reset()
+				if err := enc.Encode(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("by-hand", func(b *testing.B) {
+		var buf []byte
+		enc := newReportEncoder("  ")
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range reports {
+				var err error
+				if buf, err = enc.element(buf[:0], r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }

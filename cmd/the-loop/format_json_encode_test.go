@@ -132,7 +132,7 @@ func (x textOnly) MarshalText() ([]byte, error) { return []byte("text " + x.s), 
 func awkwardParked() map[string]any {
 	return map[string]any{
 		"node": "design", "reason": awkward, "since": "2024-01-02T03:04:05Z",
-		awkward: awkward, "": "empty key", "Z": 1.0, "a": -0.0, "ä": 1e21, "<&>": 1e-7,
+		awkward: awkward, "": "empty key", "Z": 1.0, "a": math.Copysign(0, -1), "ä": 1e21, "<&>": 1e-7,
 		"floats":  []any{0.1, 1e20, 123456789.0, 1.5e-6, 9.999e-7, -2.5e300, math.MaxFloat64, math.SmallestNonzeroFloat64},
 		"bools":   []any{true, false, nil},
 		"nested":  map[string]any{"list": []any{map[string]any{}, []any{}, map[string]any{"x": []any{[]any{"deep"}}}}},
