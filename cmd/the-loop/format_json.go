@@ -27,7 +27,7 @@ func (jsonFormat) start(out *Output, view checkView) reportWriter {
 
 // jsonWriter writes the list an element at a time, each element encoded
 // as the encoder of the whole list would indent it there, so the bytes
-// are those of one json.Encoder call on the list. A verb asked about one
+// are those of one json.Encoder call on the list (see reportEncoder). A verb asked about one
 // item answers with its report alone: the writer keeps that one until it
 // knows no other comes.
 type jsonWriter struct {
@@ -35,8 +35,8 @@ type jsonWriter struct {
 	list bool                // writing a list
 	one  *graph.StatusReport // the first report, while it may be the answer
 	n    int                 // elements written
-	buf  bytes.Buffer
-	enc  *json.Encoder
+	buf  []byte
+	enc  *reportEncoder
 }
 
 func (w *jsonWriter) report(r *graph.StatusReport) error {
@@ -60,20 +60,21 @@ func (w *jsonWriter) report(r *graph.StatusReport) error {
 // between them.
 func (w *jsonWriter) element(v any) error {
 	if w.enc == nil {
-		w.enc = jsonEncoder(&w.buf, "  ")
+		w.enc = newReportEncoder("  ")
 	}
-	w.buf.Reset()
+	b := w.buf[:0]
 	if w.n == 0 {
-		w.buf.WriteString("[\n  ")
+		b = append(b, "[\n  "...)
 	} else {
-		w.buf.WriteString(",\n  ")
+		b = append(b, ",\n  "...)
 	}
-	if err := w.enc.Encode(v); err != nil {
+	b, err := w.enc.element(b, v)
+	w.buf = b
+	if err != nil {
 		return err
 	}
-	w.buf.Truncate(w.buf.Len() - 1) // Encode's newline
 	w.n++
-	_, err := w.out.raw.Write(jsonSafe(w.buf.Bytes()))
+	_, err = w.out.raw.Write(jsonSafe(b))
 	return err
 }
 
