@@ -13,9 +13,9 @@ import (
 // dozen of them, and encoding/json, whose reflective encoder is code and
 // data a process touches just for them, was a noticeable part of its
 // start; the values a with: holds (what YAML or JSON decode to, or a
-// shipped loop's literals) are encoded here instead, byte for byte as
-// json.Marshal encodes them (FuzzAppendJSONIsMarshal), and anything else
-// still by json.Marshal.
+// shipped loop's literals) are encoded by appendJSON instead (strings by
+// json_string.go's escaper), byte for byte as json.Marshal encodes them
+// (FuzzAppendJSONIsMarshal), and anything else still by json.Marshal.
 
 // formatParams renders a chain entry's with: compactly, keys sorted.
 func formatParams(params map[string]any) string {
