@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // helpWidth is the width kong wraps help to when it writes to w, worked
@@ -19,13 +19,11 @@ func helpWidth(w io.Writer) int {
 		return cols
 	}
 	if f, ok := w.(*os.File); ok {
-		var dimensions [4]uint16
-		if _, _, errno := syscall.Syscall6(syscall.SYS_IOCTL, f.Fd(), uintptr(syscall.TIOCGWINSZ),
-			uintptr(unsafe.Pointer(&dimensions)), 0, 0, 0); errno == 0 {
-			if dimensions[1] == 0 {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil {
+			if ws.Col == 0 {
 				return 80
 			}
-			return int(dimensions[1])
+			return int(ws.Col)
 		}
 	}
 	return 80

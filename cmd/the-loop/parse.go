@@ -243,11 +243,11 @@ func scopeOf(args []string) (in scope, ok bool) {
 		default:
 			path, t := []string(nil), reflect.TypeFor[CLI]()
 			for ; i < len(args); i++ {
-				j := slices.IndexFunc(commandsOf(t), func(c command) bool { return c.name == args[i] })
-				if j < 0 {
+				c, ok := commandNamed(commandsOf(t), args[i])
+				if !ok {
 					break
 				}
-				path, t = append(path, args[i]), commandsOf(t)[j].typ
+				path, t = append(path, args[i]), c.typ
 			}
 			if path == nil {
 				return scope{}, false

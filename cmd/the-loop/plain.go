@@ -237,11 +237,7 @@ func knownTags(tag reflect.StructTag) bool {
 		if err != nil {
 			return false
 		}
-		known := false
-		for _, k := range plainTags {
-			known = known || k == key
-		}
-		if !known || (key == "type" && value != `"string"`) {
+		if !slices.Contains(plainTags, key) || (key == "type" && value != `"string"`) {
 			return false
 		}
 		s = rest[len(value):]
@@ -405,11 +401,4 @@ func (pv *plainValue) store(s string) bool {
 	return true
 }
 
-func (pv *plainValue) inEnum(s string) bool {
-	for _, e := range pv.enum {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
+func (pv *plainValue) inEnum(s string) bool { return slices.Contains(pv.enum, s) }
