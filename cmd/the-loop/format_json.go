@@ -80,7 +80,13 @@ func (w *jsonWriter) element(v any) error {
 
 func (w *jsonWriter) finish(view checkView) error {
 	if w.one != nil {
-		return writeJSON(w.out, w.one)
+		// The answer about one item is that report alone, at the top level.
+		b, err := newReportEncoder("").element(nil, w.one)
+		if err != nil {
+			return err
+		}
+		_, err = w.out.raw.Write(jsonSafe(append(b, '\n')))
+		return err
 	}
 	for _, f := range view.Unevaluated {
 		if err := w.element(unevaluated{WorkItem: f.Item, Error: f.Err.Error()}); err != nil {
