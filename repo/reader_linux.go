@@ -5,7 +5,6 @@ package repo
 import (
 	"runtime"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -58,7 +57,8 @@ func (d *dirCursor) read(rel string, limit int64, alloc func(int64) []byte) (dat
 	if *d.fd == noDir {
 		return nil, nil, false
 	}
-	fd, err := openName(*d.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_NOFOLLOW)
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: resolveBeneath}
+	fd, err := retryingOpen(func() (int, error) { return openat2(*d.fd, name, &how) })
 	if err != nil {
 		// A link (ELOOP) is followed the whole way, which refuses it if it
 		// leads out; any other refusal is the whole way's to word.
@@ -87,30 +87,4 @@ func (d *dirCursor) close() {
 		unix.Close(*d.fd)
 	}
 	*d.fd, d.dir, d.seen = -1, "", false
-}
-
-// openName opens name, one element, in the directory dirfd, retrying an
-// interrupted call. As openat2 does, it passes the name from a buffer on
-// the stack when it is short.
-func openName(dirfd int, name string, flags int) (int, error) {
-	var buf [256]byte
-	for {
-		var fd int
-		var err error
-		if len(name) >= len(buf) {
-			fd, err = unix.Openat(dirfd, name, flags|unix.O_CLOEXEC, 0)
-		} else {
-			copy(buf[:], name) // and a NUL after it: buf is zeroed
-			r, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])),
-				uintptr(flags|unix.O_CLOEXEC), 0, 0, 0)
-			fd = int(r)
-			if errno != 0 {
-				err = errno
-			}
-		}
-		if err == unix.EINTR {
-			continue
-		}
-		return fd, err
-	}
 }
