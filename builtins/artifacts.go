@@ -53,35 +53,12 @@ func resolveSlots(ctx *graph.Context, entries []string) []artifactSlot {
 // files. What it keeps is never modified: its lists are clipped, so an
 // append copies.
 func resolveSlot(ctx *graph.Context, entry string) artifactSlot {
-	if kept, ok := ctx.Files.Recall(ctx.WorkItem.Dir, entry); ok {
-		if slot, ok := kept.(artifactSlot); ok {
-			return slot
-		}
-	}
-	return ctx.Files.Keep(ctx.WorkItem.Dir, entry, resolveSlotNow(ctx, entry)).(artifactSlot)
+	return graph.Remembered(ctx.Files, ctx.WorkItem.Dir, entry, func() artifactSlot { return resolveSlotNow(ctx, entry) })
 }
 
-// resolveSlotNow resolves entry. Almost every entry is one name: that
-// slot's lists share one small array, so resolving it costs the path and
-// little else.
+// resolveSlotNow resolves entry.
 func resolveSlotNow(ctx *graph.Context, entry string) artifactSlot {
 	var slot artifactSlot
-	if !strings.Contains(entry, graph.AlternativeSeparator) {
-		name := strings.TrimSpace(entry)
-		if name == "" {
-			return slot
-		}
-		p := path.Join(ctx.WorkItem.Dir, name)
-		lists := [3]string{name, p, p}
-		slot.Names, slot.Candidates = lists[0:1:1], lists[1:2:2]
-		switch kind, err := ctx.Files.Kind(p); {
-		case err == nil && kind == repo.KindRegular:
-			slot.Present = lists[2:3:3]
-		case errors.Is(err, repo.ErrOutside):
-			slot.Outside = lists[2:3:3]
-		}
-		return slot
-	}
 	for _, name := range graph.ArtifactNames(entry) {
 		p := path.Join(ctx.WorkItem.Dir, name)
 		slot.Names = append(slot.Names, name)

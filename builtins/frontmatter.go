@@ -243,12 +243,7 @@ const sectionsKey = "\x00sections"
 // evaluation: the gates of eight nodes read the sections of the shared
 // execution log. Callers must not modify the result.
 func artifactSections(files *graph.Files, rel, body string) []mdSection {
-	if kept, ok := files.Recall(rel, sectionsKey); ok {
-		if sections, ok := kept.([]mdSection); ok {
-			return sections
-		}
-	}
-	return files.Keep(rel, sectionsKey, slices.Clip(fmSections(body))).([]mdSection)
+	return graph.Remembered(files, rel, sectionsKey, func() []mdSection { return slices.Clip(fmSections(body)) })
 }
 
 // lowerText is strings.ToLower(s): for valid UTF-8, which is all a

@@ -247,6 +247,17 @@ func (f *Files) Keep(scope, key string, v any) any {
 	return v
 }
 
+// Remembered is what derive makes, kept under scope and key for the rest
+// of a read-only evaluation (Keep): derive runs once per evaluation, or
+// on every call in one that caches nothing. Every caller of a scope and
+// key must derive the same type.
+func Remembered[T any](f *Files, scope, key string, derive func() T) T {
+	if kept, ok := f.Recall(scope, key); ok {
+		return kept.(T)
+	}
+	return f.Keep(scope, key, derive()).(T)
+}
+
 // Item is the checkout's Item(id), checked once per evaluation: the
 // caller that chose the item's loop has checked it already.
 func (f *Files) Item(id string) (repo.Item, error) {

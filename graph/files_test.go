@@ -73,3 +73,15 @@ func TestWhatOneHookKeepsEveryHookOfTheEvaluationRecalls(t *testing.T) {
 		}
 	}
 }
+
+func TestRememberedDerivesOncePerEvaluation(t *testing.T) {
+	f := NewFiles(nil)
+	calls := 0
+	derive := func() int { calls++; return calls }
+	if a, b := Remembered(f, "a.md", "k", derive), Remembered(f, "a.md", "k", derive); a != 1 || b != 1 || calls != 1 {
+		t.Errorf("got %d and %d after %d derivations; want the first, once", a, b, calls)
+	}
+	if c := Remembered(DirectFiles(nil), "a.md", "k", derive); c != 2 {
+		t.Errorf("a reader that caches nothing gave %d; want a fresh derivation", c)
+	}
+}
