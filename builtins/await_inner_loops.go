@@ -98,7 +98,7 @@ func innerLoops(files *graph.Files, specDir string) []innerLoop {
 	var out []innerLoop
 	for _, dir := range dirs {
 		state := path.Join(dir, graph.StateFile)
-		if _, err := files.Stat(state); err != nil {
+		if _, err := files.Kind(state); err != nil {
 			continue
 		}
 		loop := innerLoop{label: strings.TrimPrefix(dir, root+"/"), current: innerCurrentNode(files, state)}

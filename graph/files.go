@@ -317,13 +317,23 @@ func (f *Files) Stat(rel string) (fs.FileInfo, error) {
 	return c.info, c.statErr
 }
 
-// ReadDir lists the directory rel inside the checkout, sorted.
+// ReadDir lists the directory rel inside the checkout, sorted. A
+// read-only evaluation answers from the folder's listing, which the names
+// in it are then looked up in as well, where the folder is one a listing
+// stands in for.
 func (f *Files) ReadDir(rel string) ([]repo.Entry, error) {
 	if f == nil || f.co == nil {
 		return nil, ErrNoCheckout
 	}
 	if err := f.absent("list", rel); err != nil {
 		return nil, err
+	}
+	if f.m != nil {
+		if dir, err := repo.Clean(rel); err == nil {
+			if fo := f.folder(dir); fo != nil {
+				return fo.Entries(), nil
+			}
+		}
 	}
 	return f.co.ReadDir(rel)
 }

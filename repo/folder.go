@@ -1,6 +1,10 @@
 package repo
 
-import "path"
+import (
+	"path"
+	"slices"
+	"strings"
+)
 
 // Folder is what one directory held when it was listed: the kind of each
 // name in it. A caller that asks after many names in one directory (the
@@ -49,6 +53,17 @@ func (c *Checkout) Folder(rel string) *Folder {
 		prefix = len(p) + 1
 	}
 	return &Folder{c: c, kinds: kinds, prefix: prefix}
+}
+
+// Entries are the folder's names and their kinds, sorted by name, as
+// ReadDir lists them.
+func (f *Folder) Entries() []Entry {
+	out := make([]Entry, 0, len(f.kinds))
+	for name, kind := range f.kinds {
+		out = append(out, Entry{Name: name, Kind: kind})
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // MaxNameBytes is the longest name a directory entry may have: a lookup
