@@ -53,12 +53,9 @@ func (a *Arena) alloc(size int64) []byte {
 	return b
 }
 
-// Owns reports whether s is a view of memory the Arena has handed out.
-func (a *Arena) Owns(s string) bool { return a.Owner()(s) }
-
-// Owner is Owns for many strings: it takes the Arena's blocks as they are
-// now, once, and asks of each string without locking. Detach asks it of
-// every string of a report.
+// Owner reports whether a string is a view of memory the Arena has handed
+// out: it takes the Arena's blocks as they are now, once, and asks of each
+// string without locking. Detach asks it of every string of a report.
 func (a *Arena) Owner() func(string) bool {
 	a.mu.Lock()
 	starts := make([]uintptr, len(a.blocks))

@@ -175,7 +175,7 @@ func (c *ctxValue) artifacts() sl.Value {
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
 		rel := path.Join(g.WorkItem.Dir, name)
-		if _, err := g.Files.Stat(rel); err != nil {
+		if _, err := g.Files.Kind(rel); err != nil {
 			continue
 		}
 		_ = d.SetKey(sl.String(name), sl.String(rel))
