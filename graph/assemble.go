@@ -34,9 +34,15 @@ func prepare(entries []ChainEntry, reg Registry) {
 	}
 	for i := range entries {
 		if h, ok := reg.Lookup(entries[i].Hook); ok {
-			if pp, ok := h.(ParamPreparer); ok {
-				entries[i].Prepared = pp.PrepareParams(entries[i].Params)
-			}
+			prepareEntry(h, &entries[i])
 		}
+	}
+}
+
+// prepareEntry sets e's Prepared when its hook decodes its parameters
+// ahead of time.
+func prepareEntry(h Hook, e *ChainEntry) {
+	if pp, ok := h.(ParamPreparer); ok {
+		e.Prepared = pp.PrepareParams(e.Params)
 	}
 }

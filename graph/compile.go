@@ -428,9 +428,7 @@ func (c *compiler) checkEntry(node string, b Boundary, e *ChainEntry, extra map[
 				Msg: err.Error(), Err: err}
 		}
 	}
-	if pp, ok := h.(ParamPreparer); ok {
-		e.Prepared = pp.PrepareParams(e.Params)
-	}
+	prepareEntry(h, e)
 	return nil
 }
 

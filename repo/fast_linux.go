@@ -192,7 +192,3 @@ func (b *beneath) stat(rel string, follow bool) (fs.FileInfo, error) {
 	}
 	return newFileStat(rel, &st), nil
 }
-
-// absent is what a lookup of a name its directory does not hold fails
-// with.
-func (b *beneath) absent() error { return unix.ENOENT }

@@ -25,8 +25,6 @@ func (b *beneath) openLock(string) (*os.File, error) { panic("unreachable") }
 
 func (b *beneath) openFinal(string, int, uint64) (*os.File, error) { panic("unreachable") }
 
-func (b *beneath) absent() error { panic("unreachable") }
-
 func (b *beneath) listFolder(string, int, func(string, Kind)) (int, error) {
 	panic("unreachable")
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Folder is what one directory held when it was listed: the kind of each
@@ -66,9 +67,9 @@ func (f *Folder) Entries() []Entry {
 	return out
 }
 
-// MaxNameBytes is the longest name a directory entry may have: a lookup
+// maxNameBytes is the longest name a directory entry may have: a lookup
 // of a longer one is refused as too long, which no listing can say.
-const MaxNameBytes = 255
+const maxNameBytes = 255
 
 // maxPathBytes is the longest path the kernel takes (PATH_MAX, 4,096
 // bytes, less the NUL that ends it): a longer one is refused as too long,
@@ -80,7 +81,7 @@ const maxPathBytes = 4095
 // path past what the kernel takes, which a folder deep enough meets with
 // a name it may well hold.
 func (f *Folder) Answers(name string) bool {
-	return len(name) <= MaxNameBytes && f.prefix+len(name) <= maxPathBytes
+	return len(name) <= maxNameBytes && f.prefix+len(name) <= maxPathBytes
 }
 
 // Kind is the kind of name in the folder, as listed (a link is
@@ -93,7 +94,7 @@ func (f *Folder) Kind(name string) (kind Kind, ok bool) {
 // Absent is the error op ("stat", "read" or "list") on rel, a path whose
 // last element the folder does not hold, would have returned.
 func (f *Folder) Absent(op, rel string) error {
-	return lookupErr(op, rel, f.c.fast.absent())
+	return lookupErr(op, rel, syscall.ENOENT)
 }
 
 // SplitClean splits rel into the directory that holds it and its name, as
