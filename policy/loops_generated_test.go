@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/format"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -14,28 +12,10 @@ import (
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/graphs"
+	"github.com/the-loop/the-loop/internal/generated"
 )
 
 var update = flag.Bool("update", false, "rewrite what go generate ./policy makes: loops_compiled.go and schemas_decoded.go")
-
-// generated holds file to b, Go source a test has just generated from
-// what it stands for; -update writes it instead.
-func generated(t *testing.T, file string, b []byte) {
-	t.Helper()
-	src, err := format.Source(b)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b)
-	}
-	if *update {
-		if err := os.WriteFile(file, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, src) {
-		t.Errorf("%s is stale (go generate ./policy rewrites it)", file)
-	}
-}
 
 // TestTheCompiledLoopsAreTheirYAMLs holds loops_compiled.go, which the
 // engine builds the shipped loops from, to what graph.Compile makes of
@@ -65,7 +45,7 @@ func TestTheCompiledLoopsAreTheirYAMLs(t *testing.T) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\t}\n\treturn nil\n}\n")
-	generated(t, "loops_compiled.go", b.Bytes())
+	generated.Check(t, "loops_compiled.go", b.Bytes(), *update, "go generate ./policy")
 }
 
 // goValue writes v as a Go expression of the same type and value: the

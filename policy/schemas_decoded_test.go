@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/the-loop/the-loop/internal/generated"
 )
 
 // TestTheDecodedSchemasAreTheirJSON holds schemas_decoded.go, which the
@@ -39,7 +41,7 @@ func TestTheDecodedSchemasAreTheirJSON(t *testing.T) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\t}\n\treturn nil\n}\n")
-	generated(t, "schemas_decoded.go", b.Bytes())
+	generated.Check(t, "schemas_decoded.go", b.Bytes(), *update, "go generate ./policy")
 }
 
 // writeJSONValue writes v, a value decodeSchema decoded, as a Go

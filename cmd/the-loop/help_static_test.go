@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/the-loop/the-loop/internal/generated"
 )
 
 // kongHelp is the help kong renders for the command words at 80 columns.
@@ -38,19 +39,7 @@ func TestHelpTextIsKongs(t *testing.T) {
 		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %s, true\n", strconv.Quote(words), strconv.Quote(text))
 	}
 	b.WriteString("\t}\n\treturn \"\", false\n}\n")
-	src, err := format.Source(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("help_text.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got, err := os.ReadFile("help_text.go"); err != nil || !bytes.Equal(got, src) {
-		t.Errorf("help_text.go is stale (go generate ./cmd/the-loop rewrites it)")
-	}
+	generated.Check(t, "help_text.go", b.Bytes(), *update, "go generate ./cmd/the-loop")
 }
 
 // TestHelpIsAnsweredAsKongWould: every way of asking for help, at any
