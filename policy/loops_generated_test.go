@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,7 +78,14 @@ func goValueIn(t *testing.T, b *bytes.Buffer, v reflect.Value, elided bool) {
 			fmt.Fprintf(b, "%d", e.Int())
 		case reflect.Float64:
 			fmt.Fprintf(b, "float64(%s)", strconv.FormatFloat(e.Float(), 'g', -1, 64))
-		case reflect.String, reflect.Bool, reflect.Slice, reflect.Map:
+		case reflect.String:
+			if e.Type() != reflect.TypeFor[string]() {
+				// A string of a named type (a decoded schema's json.Number).
+				fmt.Fprintf(b, "%s(%s)", e.Type(), strconv.Quote(e.String()))
+				return
+			}
+			goValue(t, b, e)
+		case reflect.Bool, reflect.Slice, reflect.Map:
 			goValue(t, b, e)
 		default:
 			t.Fatalf("a parameter of type %s", e.Type())
@@ -114,7 +122,7 @@ func goValueIn(t *testing.T, b *bytes.Buffer, v reflect.Value, elided bool) {
 		}
 		fmt.Fprintf(b, "%s{\n", name)
 		keys := v.MapKeys()
-		reflectSortStrings(keys)
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 		for _, k := range keys {
 			fmt.Fprintf(b, "%q: ", k.String())
 			goValue(t, b, v.MapIndex(k))
@@ -140,11 +148,3 @@ func goValueIn(t *testing.T, b *bytes.Buffer, v reflect.Value, elided bool) {
 }
 
 var chainEntryType = reflect.TypeFor[graph.ChainEntry]()
-
-func reflectSortStrings(vs []reflect.Value) {
-	for i := 1; i < len(vs); i++ {
-		for j := i; j > 0 && vs[j].String() < vs[j-1].String(); j-- {
-			vs[j], vs[j-1] = vs[j-1], vs[j]
-		}
-	}
-}

@@ -12,11 +12,20 @@ func decodedSchema(url string) any {
 		return map[string]any{
 			"$defs": map[string]any{
 				"autonomyPolicy": map[string]any{
-					"enum": []any{"autonomous-complete", "human-approves-pr", "human-approves-spec-and-pr"},
+					"enum": []any{
+						"autonomous-complete",
+						"human-approves-pr",
+						"human-approves-spec-and-pr",
+					},
 					"type": "string",
 				},
 				"logLevel": map[string]any{
-					"enum": []any{"debug", "info", "warn", "error"},
+					"enum": []any{
+						"debug",
+						"info",
+						"warn",
+						"error",
+					},
 					"type": "string",
 				},
 				"modelTier": map[string]any{
@@ -33,7 +42,11 @@ func decodedSchema(url string) any {
 					"type": "object",
 				},
 				"modelTierName": map[string]any{
-					"enum": []any{"economy", "standard", "frontier"},
+					"enum": []any{
+						"economy",
+						"standard",
+						"frontier",
+					},
 					"type": "string",
 				},
 				"perLanguage": map[string]any{
@@ -55,11 +68,32 @@ func decodedSchema(url string) any {
 					"type": "object",
 				},
 				"phase": map[string]any{
-					"enum": []any{"not-started", "phase-selection", "brainstorming", "requirements-definition", "design", "test-planning", "tasks-breakdown", "implementation", "verification", "needs-review", "complete", "cleanup"},
+					"enum": []any{
+						"not-started",
+						"phase-selection",
+						"brainstorming",
+						"requirements-definition",
+						"design",
+						"test-planning",
+						"tasks-breakdown",
+						"implementation",
+						"verification",
+						"needs-review",
+						"complete",
+						"cleanup",
+					},
 					"type": "string",
 				},
 				"role": map[string]any{
-					"enum": []any{"product-manager", "architect", "designer", "engineer", "qa", "reviewer", "approver"},
+					"enum": []any{
+						"product-manager",
+						"architect",
+						"designer",
+						"engineer",
+						"qa",
+						"reviewer",
+						"approver",
+					},
 					"type": "string",
 				},
 				"roles": map[string]any{
@@ -105,8 +139,10 @@ func decodedSchema(url string) any {
 								},
 								"schemaFormat": map[string]any{
 									"default": "sdl",
-									"enum":    []any{"sdl"},
-									"type":    "string",
+									"enum": []any{
+										"sdl",
+									},
+									"type": "string",
 								},
 							},
 							"type": "object",
@@ -124,8 +160,11 @@ func decodedSchema(url string) any {
 								},
 								"format": map[string]any{
 									"default": "openapi-3.1",
-									"enum":    []any{"openapi-3.1", "openapi-3.0"},
-									"type":    "string",
+									"enum": []any{
+										"openapi-3.1",
+										"openapi-3.0",
+									},
+									"type": "string",
 								},
 								"generateDocs": map[string]any{
 									"default": true,
@@ -190,18 +229,29 @@ func decodedSchema(url string) any {
 						},
 						"midTask": map[string]any{
 							"default": "compact",
-							"enum":    []any{"compact", "off"},
-							"type":    "string",
+							"enum": []any{
+								"compact",
+								"off",
+							},
+							"type": "string",
 						},
 						"phaseBoundary": map[string]any{
 							"default": "clear",
-							"enum":    []any{"clear", "compact", "off"},
-							"type":    "string",
+							"enum": []any{
+								"clear",
+								"compact",
+								"off",
+							},
+							"type": "string",
 						},
 						"taskBoundary": map[string]any{
 							"default": "compact",
-							"enum":    []any{"clear", "compact", "off"},
-							"type":    "string",
+							"enum": []any{
+								"clear",
+								"compact",
+								"off",
+							},
+							"type": "string",
 						},
 					},
 					"type": "object",
@@ -222,15 +272,21 @@ func decodedSchema(url string) any {
 										"type": "string",
 									},
 								},
-								"required": []any{"path"},
-								"type":     "object",
+								"required": []any{
+									"path",
+								},
+								"type": "object",
 							},
 							"type": "array",
 						},
 						"onMissing": map[string]any{
 							"default": "warn",
-							"enum":    []any{"warn", "error", "ignore"},
-							"type":    "string",
+							"enum": []any{
+								"warn",
+								"error",
+								"ignore",
+							},
+							"type": "string",
 						},
 					},
 					"type": "object",
@@ -247,8 +303,12 @@ func decodedSchema(url string) any {
 								},
 								"format": map[string]any{
 									"default": "html",
-									"enum":    []any{"html", "figma", "both"},
-									"type":    "string",
+									"enum": []any{
+										"html",
+										"figma",
+										"both",
+									},
+									"type": "string",
 								},
 								"screenshotEvidence": map[string]any{
 									"default": true,
@@ -277,7 +337,13 @@ func decodedSchema(url string) any {
 								"additionalProperties": false,
 								"properties": map[string]any{
 									"kind": map[string]any{
-										"enum": []any{"mcp", "cli", "skill", "plugin", "other"},
+										"enum": []any{
+											"mcp",
+											"cli",
+											"skill",
+											"plugin",
+											"other",
+										},
 										"type": "string",
 									},
 									"name": map[string]any{
@@ -290,8 +356,10 @@ func decodedSchema(url string) any {
 										"type": "string",
 									},
 								},
-								"required": []any{"name"},
-								"type":     "object",
+								"required": []any{
+									"name",
+								},
+								"type": "object",
 							},
 							"type": "array",
 						},
@@ -314,8 +382,11 @@ func decodedSchema(url string) any {
 										"properties": map[string]any{
 											"boundary": map[string]any{
 												"default": "exit",
-												"enum":    []any{"entry", "exit"},
-												"type":    "string",
+												"enum": []any{
+													"entry",
+													"exit",
+												},
+												"type": "string",
 											},
 											"hook": map[string]any{
 												"description": "A repository hook name; always starts with x-.",
@@ -331,8 +402,11 @@ func decodedSchema(url string) any {
 												"type":        "object",
 											},
 										},
-										"required": []any{"hook", "node"},
-										"type":     "object",
+										"required": []any{
+											"hook",
+											"node",
+										},
+										"type": "object",
 									},
 									"type": "array",
 								},
@@ -365,21 +439,41 @@ func decodedSchema(url string) any {
 					"properties": map[string]any{
 						"commitConvention": map[string]any{
 							"default": "conventional-commits",
-							"enum":    []any{"conventional-commits", "none"},
-							"type":    "string",
+							"enum": []any{
+								"conventional-commits",
+								"none",
+							},
+							"type": "string",
 						},
 						"preCommit": map[string]any{
-							"default": []any{"lint", "typecheck", "unit-test"},
+							"default": []any{
+								"lint",
+								"typecheck",
+								"unit-test",
+							},
 							"items": map[string]any{
-								"enum": []any{"lint", "typecheck", "unit-test"},
+								"enum": []any{
+									"lint",
+									"typecheck",
+									"unit-test",
+								},
 								"type": "string",
 							},
 							"type": "array",
 						},
 						"prePush": map[string]any{
-							"default": []any{"lint", "typecheck", "unit-test"},
+							"default": []any{
+								"lint",
+								"typecheck",
+								"unit-test",
+							},
 							"items": map[string]any{
-								"enum": []any{"lint", "typecheck", "unit-test", "integration-test"},
+								"enum": []any{
+									"lint",
+									"typecheck",
+									"unit-test",
+									"integration-test",
+								},
 								"type": "string",
 							},
 							"type": "array",
@@ -416,8 +510,12 @@ func decodedSchema(url string) any {
 						},
 						"intensity": map[string]any{
 							"default": "standard",
-							"enum":    []any{"low", "standard", "high"},
-							"type":    "string",
+							"enum": []any{
+								"low",
+								"standard",
+								"high",
+							},
+							"type": "string",
 						},
 					},
 					"type": "object",
@@ -485,16 +583,24 @@ func decodedSchema(url string) any {
 						},
 						"monorepoTool": map[string]any{
 							"default": "nx",
-							"enum":    []any{"nx", "yarn", "pnpm", "bun", "none"},
-							"type":    "string",
+							"enum": []any{
+								"nx",
+								"yarn",
+								"pnpm",
+								"bun",
+								"none",
+							},
+							"type": "string",
 						},
 						"runScriptsFromRoot": map[string]any{
 							"default": true,
 							"type":    "boolean",
 						},
 					},
-					"required": []any{"monorepo"},
-					"type":     "object",
+					"required": []any{
+						"monorepo",
+					},
+					"type": "object",
 				},
 				"reviews": map[string]any{
 					"additionalProperties": false,
@@ -545,8 +651,11 @@ func decodedSchema(url string) any {
 									},
 									"outputFormat": map[string]any{
 										"default": "text",
-										"enum":    []any{"text", "json"},
-										"type":    "string",
+										"enum": []any{
+											"text",
+											"json",
+										},
+										"type": "string",
 									},
 									"timeoutSeconds": map[string]any{
 										"default":          json.Number("900"),
@@ -554,8 +663,10 @@ func decodedSchema(url string) any {
 										"type":             "number",
 									},
 								},
-								"required": []any{"name"},
-								"type":     "object",
+								"required": []any{
+									"name",
+								},
+								"type": "object",
 							},
 							"type": "array",
 						},
@@ -573,8 +684,11 @@ func decodedSchema(url string) any {
 							"type":    "boolean",
 						},
 					},
-					"required": []any{"selfReviewCount", "criticReviewCount"},
-					"type":     "object",
+					"required": []any{
+						"selfReviewCount",
+						"criticReviewCount",
+					},
+					"type": "object",
 				},
 				"security": map[string]any{
 					"additionalProperties": false,
@@ -600,8 +714,12 @@ func decodedSchema(url string) any {
 								},
 								"mechanism": map[string]any{
 									"default": "auto",
-									"enum":    []any{"auto", "skill", "checklist"},
-									"type":    "string",
+									"enum": []any{
+										"auto",
+										"skill",
+										"checklist",
+									},
+									"type": "string",
 								},
 								"required": map[string]any{
 									"default": true,
@@ -652,8 +770,12 @@ func decodedSchema(url string) any {
 					"properties": map[string]any{
 						"mode": map[string]any{
 							"default": "standard",
-							"enum":    []any{"standard", "tdd-first", "off"},
-							"type":    "string",
+							"enum": []any{
+								"standard",
+								"tdd-first",
+								"off",
+							},
+							"type": "string",
 						},
 					},
 					"type": "object",
@@ -663,8 +785,12 @@ func decodedSchema(url string) any {
 					"properties": map[string]any{
 						"gherkinDocstrings": map[string]any{
 							"default": "required",
-							"enum":    []any{"required", "recommended", "off"},
-							"type":    "string",
+							"enum": []any{
+								"required",
+								"recommended",
+								"off",
+							},
+							"type": "string",
 						},
 						"integrationTestGlobs": map[string]any{
 							"description": "Glob patterns locating the integration tests.",
@@ -716,12 +842,17 @@ func decodedSchema(url string) any {
 						},
 						"system": map[string]any{
 							"default": "github",
-							"enum":    []any{"github", "jira"},
-							"type":    "string",
+							"enum": []any{
+								"github",
+								"jira",
+							},
+							"type": "string",
 						},
 					},
-					"required": []any{"system"},
-					"type":     "object",
+					"required": []any{
+						"system",
+					},
+					"type": "object",
 				},
 				"tokenEconomy": map[string]any{
 					"additionalProperties": false,
@@ -782,8 +913,11 @@ func decodedSchema(url string) any {
 							"properties": map[string]any{
 								"mode": map[string]any{
 									"default": "concise",
-									"enum":    []any{"standard", "concise"},
-									"type":    "string",
+									"enum": []any{
+										"standard",
+										"concise",
+									},
+									"type": "string",
 								},
 								"preserve": map[string]any{
 									"items": map[string]any{
@@ -823,7 +957,12 @@ func decodedSchema(url string) any {
 								},
 								"stages": map[string]any{
 									"additionalProperties": map[string]any{
-										"enum": []any{"none", "low", "medium", "high"},
+										"enum": []any{
+											"none",
+											"low",
+											"medium",
+											"high",
+										},
 										"type": "string",
 									},
 									"type": "object",
@@ -843,7 +982,12 @@ func decodedSchema(url string) any {
 						},
 						"languages": map[string]any{
 							"items": map[string]any{
-								"enum": []any{"python", "js", "ts", "go"},
+								"enum": []any{
+									"python",
+									"js",
+									"ts",
+									"go",
+								},
 								"type": "string",
 							},
 							"type":        "array",
@@ -920,8 +1064,10 @@ func decodedSchema(url string) any {
 					"properties": map[string]any{
 						"diagramFormat": map[string]any{
 							"default": "mermaid",
-							"enum":    []any{"mermaid"},
-							"type":    "string",
+							"enum": []any{
+								"mermaid",
+							},
+							"type": "string",
 						},
 						"educateUser": map[string]any{
 							"default": true,
@@ -965,7 +1111,13 @@ func decodedSchema(url string) any {
 								},
 								"formalRegisters": map[string]any{
 									"items": map[string]any{
-										"enum": []any{"ears-acceptance-criteria", "abuse-cases", "api-contracts", "schema-descriptions", "rfc-2119"},
+										"enum": []any{
+											"ears-acceptance-criteria",
+											"abuse-cases",
+											"api-contracts",
+											"schema-descriptions",
+											"rfc-2119",
+										},
 										"type": "string",
 									},
 									"type":        "array",
@@ -1003,7 +1155,20 @@ func decodedSchema(url string) any {
 							"type":        "string",
 						},
 						"phases": map[string]any{
-							"default": []any{"not-started", "phase-selection", "brainstorming", "requirements-definition", "design", "test-planning", "tasks-breakdown", "implementation", "verification", "needs-review", "complete", "cleanup"},
+							"default": []any{
+								"not-started",
+								"phase-selection",
+								"brainstorming",
+								"requirements-definition",
+								"design",
+								"test-planning",
+								"tasks-breakdown",
+								"implementation",
+								"verification",
+								"needs-review",
+								"complete",
+								"cleanup",
+							},
 							"items": map[string]any{
 								"$ref": "#/$defs/phase",
 							},
@@ -1015,8 +1180,10 @@ func decodedSchema(url string) any {
 						},
 						"specApproach": map[string]any{
 							"default": "kiro-3-phase",
-							"enum":    []any{"kiro-3-phase"},
-							"type":    "string",
+							"enum": []any{
+								"kiro-3-phase",
+							},
+							"type": "string",
 						},
 						"specDir": map[string]any{
 							"default":     "docs/specs",
@@ -1051,8 +1218,11 @@ func decodedSchema(url string) any {
 						},
 						"kind": map[string]any{
 							"default": "individual",
-							"enum":    []any{"individual", "group"},
-							"type":    "string",
+							"enum": []any{
+								"individual",
+								"group",
+							},
+							"type": "string",
 						},
 						"notifications": map[string]any{
 							"additionalProperties": false,
@@ -1080,11 +1250,17 @@ func decodedSchema(url string) any {
 							"uniqueItems": true,
 						},
 					},
-					"required": []any{"handle", "roles"},
-					"type":     "object",
+					"required": []any{
+						"handle",
+						"roles",
+					},
+					"type": "object",
 				},
 				"harness": map[string]any{
-					"enum": []any{"claude", "cursor"},
+					"enum": []any{
+						"claude",
+						"cursor",
+					},
 					"type": "string",
 				},
 				"notificationChannel": map[string]any{
@@ -1105,38 +1281,49 @@ func decodedSchema(url string) any {
 							"type":    "boolean",
 						},
 						"type": map[string]any{
-							"enum": []any{"slack"},
+							"enum": []any{
+								"slack",
+							},
 							"type": "string",
 						},
 						"via": map[string]any{
 							"default": "mcp",
-							"enum":    []any{"mcp", "cli", "api"},
-							"type":    "string",
+							"enum": []any{
+								"mcp",
+								"cli",
+								"api",
+							},
+							"type": "string",
 						},
 					},
-					"required": []any{"type"},
-					"type":     "object",
+					"required": []any{
+						"type",
+					},
+					"type": "object",
 				},
 				"person": map[string]any{
 					"description": "One person: a GitHub login, or a mapping of channel name to that channel's id for them (github: octocat, slack: U0456GHIJKL), name being the one key that is not a channel.",
-					"oneOf": []any{map[string]any{
-						"description": "A GitHub login.",
-						"type":        "string",
-					}, map[string]any{
-						"additionalProperties": map[string]any{
-							"description": "The person's native id on the channel the key names.",
-							"minLength":   json.Number("1"),
+					"oneOf": []any{
+						map[string]any{
+							"description": "A GitHub login.",
 							"type":        "string",
 						},
-						"minProperties": json.Number("1"),
-						"properties": map[string]any{
-							"name": map[string]any{
-								"description": "A label for logs and messages; never compared.",
+						map[string]any{
+							"additionalProperties": map[string]any{
+								"description": "The person's native id on the channel the key names.",
+								"minLength":   json.Number("1"),
 								"type":        "string",
 							},
+							"minProperties": json.Number("1"),
+							"properties": map[string]any{
+								"name": map[string]any{
+									"description": "A label for logs and messages; never compared.",
+									"type":        "string",
+								},
+							},
+							"type": "object",
 						},
-						"type": "object",
-					}},
+					},
 				},
 				"port": map[string]any{
 					"maximum": json.Number("65535"),
@@ -1144,11 +1331,29 @@ func decodedSchema(url string) any {
 					"type":    "integer",
 				},
 				"reaction": map[string]any{
-					"enum": []any{"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes", ""},
+					"enum": []any{
+						"+1",
+						"-1",
+						"laugh",
+						"confused",
+						"heart",
+						"hooray",
+						"rocket",
+						"eyes",
+						"",
+					},
 					"type": "string",
 				},
 				"role": map[string]any{
-					"enum": []any{"product-manager", "architect", "designer", "engineer", "qa", "reviewer", "approver"},
+					"enum": []any{
+						"product-manager",
+						"architect",
+						"designer",
+						"engineer",
+						"qa",
+						"reviewer",
+						"approver",
+					},
 					"type": "string",
 				},
 				"roles": map[string]any{
@@ -1164,7 +1369,11 @@ func decodedSchema(url string) any {
 					"type": "array",
 				},
 				"transport": map[string]any{
-					"enum": []any{"auto", "api", "cli"},
+					"enum": []any{
+						"auto",
+						"api",
+						"cli",
+					},
 					"type": "string",
 				},
 			},
@@ -1215,8 +1424,10 @@ func decodedSchema(url string) any {
 									"description": "Removed (issue-309): use subscribe. The file still loads, but the Slack channel (serve, reply) refuses to start while it is set, naming the replacement.",
 								},
 								"publish": map[string]any{
-									"$ref":        "#/$defs/strings",
-									"default":     []any{"work-item.reply"},
+									"$ref": "#/$defs/strings",
+									"default": []any{
+										"work-item.reply",
+									},
 									"description": "The grants: what a message on the channel may become (work-item.reply, gate.feedback, control.command, work-item.create). An unknown grant is warned about and ignored, so a typo never widens what the channel may do.",
 								},
 								"reactions": map[string]any{
@@ -1254,8 +1465,13 @@ func decodedSchema(url string) any {
 										"mode": map[string]any{
 											"default":     "poll",
 											"description": "poll and socket are the Python tool's readers (history every intervalSeconds; a Socket Mode connection with appTokenEnv), which the-loop does not run; events receives Slack's Events API, posted to the-loop serve at /slack/events and verified with signingSecretEnv; off reads nothing.",
-											"enum":        []any{"poll", "socket", "events", "off"},
-											"type":        "string",
+											"enum": []any{
+												"poll",
+												"socket",
+												"events",
+												"off",
+											},
+											"type": "string",
 										},
 									},
 									"type": "object",
@@ -1271,8 +1487,12 @@ func decodedSchema(url string) any {
 								},
 								"verbosity": map[string]any{
 									"default": "normal",
-									"enum":    []any{"quiet", "normal", "verbose"},
-									"type":    "string",
+									"enum": []any{
+										"quiet",
+										"normal",
+										"verbose",
+									},
+									"type": "string",
 								},
 							},
 							"type": "object",
@@ -1431,15 +1651,19 @@ func decodedSchema(url string) any {
 										"type": "object",
 									},
 									"provider": map[string]any{
-										"enum": []any{"github"},
+										"enum": []any{
+											"github",
+										},
 										"type": "string",
 									},
 									"repos": map[string]any{
 										"$ref": "#/$defs/strings",
 									},
 								},
-								"required": []any{"provider"},
-								"type":     "object",
+								"required": []any{
+									"provider",
+								},
+								"type": "object",
 							},
 							"type": "array",
 						},
@@ -1622,8 +1846,12 @@ func decodedSchema(url string) any {
 							"properties": map[string]any{
 								"acceptBypassPermissions": map[string]any{
 									"default": "auto",
-									"enum":    []any{"auto", "always", "never"},
-									"type":    "string",
+									"enum": []any{
+										"auto",
+										"always",
+										"never",
+									},
+									"type": "string",
 								},
 								"enabled": map[string]any{
 									"default": true,
@@ -1631,8 +1859,11 @@ func decodedSchema(url string) any {
 								},
 								"scope": map[string]any{
 									"default": "workspace-root",
-									"enum":    []any{"workspace-root", "directory"},
-									"type":    "string",
+									"enum": []any{
+										"workspace-root",
+										"directory",
+									},
+									"type": "string",
 								},
 							},
 							"type": "object",
@@ -1642,8 +1873,11 @@ func decodedSchema(url string) any {
 							"properties": map[string]any{
 								"mode": map[string]any{
 									"default": "work-item",
-									"enum":    []any{"work-item", "cli"},
-									"type":    "string",
+									"enum": []any{
+										"work-item",
+										"cli",
+									},
+									"type": "string",
 								},
 							},
 							"type": "object",
@@ -1684,8 +1918,12 @@ func decodedSchema(url string) any {
 						},
 						"spawnOnUnmatched": map[string]any{
 							"default": "never",
-							"enum":    []any{"never", "always", "labeled"},
-							"type":    "string",
+							"enum": []any{
+								"never",
+								"always",
+								"labeled",
+							},
+							"type": "string",
 						},
 						"spawnPromptTemplate": map[string]any{
 							"type": "string",
@@ -1726,8 +1964,17 @@ func decodedSchema(url string) any {
 								"sessionPerPr": map[string]any{
 									"default":     "cross-repository",
 									"description": "Which pull requests get a session of their own. true and false are older spellings of cross-repository and never.",
-									"enum":        []any{"never", "cross-repository", "always", true, false},
-									"type":        []any{"string", "boolean"},
+									"enum": []any{
+										"never",
+										"cross-repository",
+										"always",
+										true,
+										false,
+									},
+									"type": []any{
+										"string",
+										"boolean",
+									},
 								},
 							},
 							"type": "object",
@@ -1755,8 +2002,11 @@ func decodedSchema(url string) any {
 							"properties": map[string]any{
 								"cloneProtocol": map[string]any{
 									"default": "https",
-									"enum":    []any{"https", "ssh"},
-									"type":    "string",
+									"enum": []any{
+										"https",
+										"ssh",
+									},
+									"type": "string",
 								},
 								"defaultHost": map[string]any{
 									"default": "github.com",
@@ -1776,8 +2026,11 @@ func decodedSchema(url string) any {
 								},
 								"strategy": map[string]any{
 									"default": "worktree",
-									"enum":    []any{"worktree", "clone"},
-									"type":    "string",
+									"enum": []any{
+										"worktree",
+										"clone",
+									},
+									"type": "string",
 								},
 							},
 							"type": "object",
@@ -1971,8 +2224,10 @@ func decodedSchema(url string) any {
 										"type": "object",
 									},
 								},
-								"required": []any{"name"},
-								"type":     "object",
+								"required": []any{
+									"name",
+								},
+								"type": "object",
 							},
 							"type": "array",
 						},

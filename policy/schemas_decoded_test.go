@@ -2,11 +2,8 @@ package policy
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/the-loop/the-loop/internal/generated"
@@ -37,47 +34,9 @@ func TestTheDecodedSchemasAreTheirJSON(t *testing.T) {
 			t.Errorf("schemas_decoded.go: %s is not what its JSON decodes to (go generate ./policy rewrites it)", s.url)
 		}
 		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn ", s.name)
-		writeJSONValue(t, &b, want)
+		goValue(t, &b, reflect.ValueOf(want))
 		b.WriteString("\n")
 	}
 	b.WriteString("\t}\n\treturn nil\n}\n")
 	generated.Check(t, "schemas_decoded.go", b.Bytes(), *update, "go generate ./policy")
-}
-
-// writeJSONValue writes v, a value decodeSchema decoded, as a Go
-// expression of the same dynamic type.
-func writeJSONValue(t *testing.T, b *bytes.Buffer, v any) {
-	t.Helper()
-	switch v := v.(type) {
-	case nil:
-		b.WriteString("nil")
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
-	case string:
-		b.WriteString(strconv.Quote(v))
-	case json.Number:
-		fmt.Fprintf(b, "json.Number(%q)", string(v))
-	case []any:
-		b.WriteString("[]any{")
-		for _, e := range v {
-			writeJSONValue(t, b, e)
-			b.WriteString(", ")
-		}
-		b.WriteString("}")
-	case map[string]any:
-		b.WriteString("map[string]any{\n")
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Fprintf(b, "%q: ", k)
-			writeJSONValue(t, b, v[k])
-			b.WriteString(",\n")
-		}
-		b.WriteString("}")
-	default:
-		t.Fatalf("a decoded value of type %T", v)
-	}
 }
