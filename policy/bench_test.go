@@ -20,15 +20,7 @@ import (
 // the outer loop: some finished, some blocked, some waiting at a gate.
 func writeBenchRepo(tb testing.TB, root string, n int) {
 	tb.Helper()
-	write := func(rel, body string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	write := func(rel, body string) { writeFileIn(tb, root, rel, []byte(body)) }
 	write(".the-loop/harness-config.yaml", string(graphs.DefaultHarnessConfig()))
 	section := func(title string) string {
 		return "## " + title + "\n\nWritten for the benchmark; long enough to be a real paragraph of text.\n\n"
@@ -167,31 +159,35 @@ func writeFileIn(tb testing.TB, root, rel string, body []byte) {
 	}
 }
 
+// tutorialRepo is the fixture repository the rule benchmarks take their
+// configuration and work item from.
+var tutorialRepo = filepath.Join("..", "testdata", "repos", "tutorial")
+
+// copyFileIn copies the file from to rel under root.
+func copyFileIn(tb testing.TB, root, from, rel string) {
+	tb.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	writeFileIn(tb, root, rel, data)
+}
+
 // writeLicenceRepo writes the licence-header fixture at scale: the
 // tutorial's rules over n Go files of about 4 KiB, one in ten without its
 // header, and one work item at implementation.
 func writeLicenceRepo(tb testing.TB, root string, n int) {
 	tb.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "tutorial", ".the-loop", "hooks", "house_rules.star"))
-	if err != nil {
-		tb.Fatal(err)
+	for _, f := range []string{".the-loop/harness-config.yaml", ".the-loop/hooks/house_rules.star", "docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
+		copyFileIn(tb, root, filepath.Join(tutorialRepo, f), f)
 	}
-	write := func(rel string, body []byte) { writeFileIn(tb, root, rel, body) }
-	for _, f := range []string{".the-loop/harness-config.yaml", "docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "repos", "tutorial", f))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		write(f, data)
-	}
-	write(".the-loop/hooks/house_rules.star", src)
 	body := strings.Repeat("// a line of ordinary Go source, about sixty bytes long.\n", 70)
 	for i := range n {
 		head := "// SPDX-License-Identifier: MIT\n\n"
 		if i%10 == 0 {
 			head = "// no licence here\n\n"
 		}
-		write(fmt.Sprintf("src/pkg%03d/file%05d.go", i/100, i), []byte(head+"package pkg\n\n"+body))
+		writeFileIn(tb, root, fmt.Sprintf("src/pkg%03d/file%05d.go", i/100, i), []byte(head+"package pkg\n\n"+body))
 	}
 }
 
@@ -208,20 +204,12 @@ func TestWriteLicenceRepo(t *testing.T) {
 // issue-1's node) and as a conftest policy (policy/records.rego).
 func writeRecordsRepo(tb testing.TB, root string, n int) {
 	tb.Helper()
-	write := func(rel string, body []byte) { writeFileIn(tb, root, rel, body) }
-	copyIn := func(from, to string) {
-		data, err := os.ReadFile(from)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		write(to, data)
-	}
 	fixture := filepath.Join("testdata", "records")
-	copyIn(filepath.Join(fixture, "harness-config.yaml"), ".the-loop/harness-config.yaml")
-	copyIn(filepath.Join(fixture, "records.star"), ".the-loop/hooks/records.star")
-	copyIn(filepath.Join(fixture, "records.rego"), "policy/records.rego")
+	copyFileIn(tb, root, filepath.Join(fixture, "harness-config.yaml"), ".the-loop/harness-config.yaml")
+	copyFileIn(tb, root, filepath.Join(fixture, "records.star"), ".the-loop/hooks/records.star")
+	copyFileIn(tb, root, filepath.Join(fixture, "records.rego"), "policy/records.rego")
 	for _, f := range []string{"docs/specs/issue-1/tasks.md", "docs/specs/issue-1/graph-state.json"} {
-		copyIn(filepath.Join("..", "testdata", "repos", "tutorial", f), f)
+		copyFileIn(tb, root, filepath.Join(tutorialRepo, f), f)
 	}
 	statuses := []string{"draft", "in-review", "approved", "approved"}
 	for i := range n {
@@ -232,7 +220,7 @@ func writeRecordsRepo(tb testing.TB, root string, n int) {
 		case i%10 == 0:
 			status, approvers = "approved", "[]"
 		}
-		write(fmt.Sprintf("records/d%03d/item-%05d.json", i/100, i), fmt.Appendf(nil,
+		writeFileIn(tb, root, fmt.Sprintf("records/d%03d/item-%05d.json", i/100, i), fmt.Appendf(nil,
 			`{"type": "design", "phase": "design", "workItem": "issue-%d", "status": %q, "approvedBy": %s, "collaborators": ["architect", "engineer"], "riskTier": %d}`+"\n",
 			i, status, approvers, 1+i%5))
 	}

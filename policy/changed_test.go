@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -44,13 +43,7 @@ func gitIn(tb testing.TB, root string) func(args ...string) {
 func writeFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
 	for rel, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFileIn(t, root, filepath.FromSlash(rel), []byte(body))
 	}
 }
 
