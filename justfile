@@ -33,34 +33,15 @@ bench-serve:
 demo:
     go run ./cmd/the-loop check --all --repo examples/demo
 
-# Fuzz every parser for a while each.
+# Fuzz every parser for a while each: every Fuzz target of every package, found by go test -list, so none is left out.
 fuzz seconds="30":
-    go test -run '^$' -fuzz '^FuzzCompile$' -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz '^FuzzParseState$' -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz '^FuzzLoadHarnessConfig$' -fuzztime {{seconds}}s ./policy
-    go test -run '^$' -fuzz '^FuzzSchemaValidator$' -fuzztime {{seconds}}s ./policy
-    go test -run '^$' -fuzz '^FuzzSchemaValidatorBytes$' -fuzztime {{seconds}}s ./policy
-    go test -run '^$' -fuzz '^FuzzMermaid$' -fuzztime {{seconds}}s ./builtins
-    go test -run '^$' -fuzz '^FuzzParseEnvelope$' -fuzztime {{seconds}}s ./builtins
-    go test -run '^$' -fuzz '^FuzzReadFile$' -fuzztime {{seconds}}s ./repo
-    go test -run '^$' -fuzz '^FuzzParseRef$' -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz '^FuzzItemOf$' -fuzztime {{seconds}}s ./channels
-    go test -run '^$' -fuzz '^FuzzVocabularyParse$' -fuzztime {{seconds}}s ./channels
-    go test -run '^$' -fuzz '^FuzzFlatFrontMatter$' -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz '^FuzzPlainScalar$' -fuzztime {{seconds}}s ./graph
-    go test -run '^$' -fuzz '^FuzzSections$' -fuzztime {{seconds}}s ./builtins
-    go test -run '^$' -fuzz '^FuzzMermaidBlocks$' -fuzztime {{seconds}}s ./builtins
-    go test -run '^$' -fuzz '^FuzzLowerText$' -fuzztime {{seconds}}s ./builtins
-    go test -run '^$' -fuzz '^FuzzFoldedText$' -fuzztime {{seconds}}s ./builtins
-    go test -run '^$' -fuzz '^FuzzClean$' -fuzztime {{seconds}}s ./cmd/the-loop
-    go test -run '^$' -fuzz '^FuzzAppendJSONIsMarshal$' -fuzztime {{seconds}}s ./cmd/the-loop
-    go test -run '^$' -fuzz '^FuzzPlainParse$' -fuzztime {{seconds}}s ./cmd/the-loop
-    go test -run '^$' -fuzz '^FuzzGlobMatch$' -fuzztime {{seconds}}s ./starlark
-    go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime {{seconds}}s ./starlark
-    go test -run '^$' -fuzz '^FuzzParseEvent$' -fuzztime {{seconds}}s ./channels/slack
-    go test -run '^$' -fuzz '^FuzzReadDeclaration$' -fuzztime {{seconds}}s ./policy
-    go test -run '^$' -fuzz '^FuzzReaderReadsAsTheCheckout$' -fuzztime {{seconds}}s ./repo
-    go test -run '^$' -fuzz '^FuzzTrimPySpaceIsTrimFunc$' -fuzztime {{seconds}}s ./graph
+    #!/usr/bin/env bash
+    set -euo pipefail
+    for pkg in $(go list ./...); do
+        for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+            go test -run '^$' -fuzz "^${target}\$" -fuzztime {{seconds}}s "$pkg"
+        done
+    done
 
 # Write into dir a repository of n copies of the original project's own work items (needs its git mirror, see internal/corpus).
 corpus dir n="10000":
