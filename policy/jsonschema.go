@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,7 +167,7 @@ type schemaCompiler struct {
 	at []string
 }
 
-// compileDecoded compiles a schema document decodeSchema has decoded. An
+// compileDecoded compiles a decoded schema document (schemas_decoded.go). An
 // error means the document uses JSON Schema this validator does not
 // implement: a build defect, which the tests catch.
 func compileDecoded(url string, doc any) (*compiledSchema, error) {
@@ -177,18 +176,6 @@ func compileDecoded(url string, doc any) (*compiledSchema, error) {
 		return nil, fmt.Errorf("embedded schema %s: %w", url, err)
 	}
 	return s, nil
-}
-
-// decodeSchema decodes a schema document as the compiler reads it:
-// numbers as json.Number, so that bounds are exact.
-func decodeSchema(src []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	return doc, nil
 }
 
 func compileDocument(doc any) (*compiledSchema, error) {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,6 +109,18 @@ func sameVerdict(t testing.TB, what string, ours, oracle error) {
 		t.Fatalf("%s:\nvalidator: %s (line %d, key %q)\nlibrary:   %s (line %d, key %q)",
 			what, ours, a.Line, a.Key, oracle, b.Line, b.Key)
 	}
+}
+
+// decodeSchema decodes a schema document as the compiler reads it:
+// numbers as json.Number, so that bounds are exact.
+func decodeSchema(src []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 // compileSchema decodes and compiles a schema document, as the shipped
