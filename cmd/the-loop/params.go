@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -28,7 +29,7 @@ func appendParams(b []byte, params map[string]any) []byte {
 		return b
 	}
 	b = append(b, '{')
-	for i, k := range sortedKeys(params) {
+	for i, k := range slices.Sorted(maps.Keys(params)) {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
@@ -93,7 +94,7 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 			return append(b, "null"...), true
 		}
 		b = append(b, '{')
-		for i, k := range sortedKeys(v) {
+		for i, k := range slices.Sorted(maps.Keys(v)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -106,16 +107,6 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 		return append(b, '}'), true
 	}
 	return b, false
-}
-
-// sortedKeys are m's keys, sorted as json.Marshal sorts them: byte by byte.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // appendJSONFloat is encoding/json's float64 encoding: the shortest
