@@ -221,6 +221,11 @@ type WorkItem struct {
 type Comment struct {
 	Author string `json:"author"`
 	Body   string `json:"body"`
+	// Review is the state of a pull request review the comment is
+	// (GitHub's "approved", "changes_requested", "commented"), "" for an
+	// ordinary comment. A review's state is the reviewer's decision as
+	// they chose it from GitHub's menu; the gates read it before the body.
+	Review string `json:"review,omitempty"`
 }
 
 // Event is the inbound event that prompted an advance: the comments a human
