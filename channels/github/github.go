@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"log/slog"
 	"net/url"
 	"os/exec"
 	"slices"
@@ -49,6 +50,9 @@ const (
 	// ParamCommentID is add-reaction's parameter naming the comment to
 	// react on; without it the reaction is on the issue itself.
 	ParamCommentID = "commentId"
+	// ParamRelay is add-comment's parameter saying the body is a ledger
+	// record of a person's words, to be posted unmarked (AddRelay).
+	ParamRelay = "relay"
 	// opGetLabels is the original tool's name for list-labels.
 	opGetLabels = "get-labels"
 )
@@ -102,6 +106,13 @@ type Options struct {
 	// Now is the clock a primary rate limit's reset is compared with; nil
 	// means time.Now.
 	Now func() time.Time
+	// StateRoot is the operator's state root, where Identity keeps the
+	// login the credential authenticates (IdentityFile); "" keeps it in
+	// memory only.
+	StateRoot string
+	// Log receives what the integration notes on its own (the identity
+	// file being unreadable); nil discards it.
+	Log *slog.Logger
 }
 
 // Integration is the GitHub integration: the outbound hooks' add-comment
@@ -117,6 +128,10 @@ type Integration struct {
 	transport   transport // nil when unavailable
 	unavailable error
 	callTimeout time.Duration
+	stateRoot   string
+	log         *slog.Logger
+	now         func() time.Time
+	self        *self
 }
 
 var _ graph.Integration = (*Integration)(nil)
@@ -129,7 +144,7 @@ func New(opts Options) (*Integration, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Integration{callTimeout: o.CallTimeout}
+	in := &Integration{callTimeout: o.CallTimeout, stateRoot: o.StateRoot, log: o.Log, now: o.Now, self: newSelf()}
 	token, tokenVar := "", ""
 	for _, name := range o.TokenEnv {
 		if v := strings.TrimSpace(o.Env(name)); v != "" {
@@ -209,6 +224,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Log == nil {
+		o.Log = discardLog
+	}
 	return o, nil
 }
 
@@ -257,13 +275,14 @@ func orList(names []string) string {
 
 // FromConfig builds the integration the operator's CLI config declares
 // under integrations.github (transport, api.tokenEnv, api.baseUrl,
-// cli.binary), each key's default when it is absent, the block's too.
-// env reads the environment the token comes from.
+// cli.binary), each key's default when it is absent, the block's too,
+// keeping its identity in the config's state root. env reads the
+// environment the token comes from.
 func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, error) {
 	block, _ := cli.Integrations()["github"].(map[string]any)
 	api, _ := block["api"].(map[string]any)
 	bin, _ := block["cli"].(map[string]any)
-	opts := Options{Env: env}
+	opts := Options{Env: env, StateRoot: cli.StateRoot()}
 	opts.Transport, _ = block["transport"].(string)
 	opts.BaseURL, _ = api["baseUrl"].(string)
 	opts.Binary, _ = bin["binary"].(string)
@@ -354,7 +373,10 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "github %s %s", e.Op, e.Ref)
+	fmt.Fprintf(&b, "github %s", e.Op)
+	if e.Ref != "" {
+		b.WriteString(" " + e.Ref)
+	}
 	if e.Method != "" {
 		fmt.Fprintf(&b, ": %s %s", e.Method, e.Path)
 	}
@@ -371,14 +393,21 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Call performs op for a hook (graph.Integration). Params and results:
 //
-//	add-comment       {ref, body}                      -> {id, author, body, created_at}
-//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at}]}
+//	add-comment       {ref, body, relay?}              -> {id, author, body, created_at}
+//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, self?}]}
 //	add-labels        {ref, labels}                    -> {labels}  the issue's labels after
 //	set-labels        {ref, labels, replacePrefix?}    -> {labels}  add, then take off the other labels with the prefix
 //	remove-label      {ref, label}                     -> {labels}
 //	list-labels       {ref}                            -> {labels}  (get-labels is the original's name for it)
 //	request-reviewers {ref, reviewers, teamReviewers?} -> {}        ref is the pull request
 //	add-reaction      {ref, content, commentId?}       -> {}        on the comment, else on the issue
+//
+// add-comment posts the body marked as the-loop's own (AddComment); with
+// relay true it posts a ledger record of a person's words unmarked, and
+// refuses any other body (AddRelay). list-comments sets self on each
+// comment whose author is the integration's own Identity, and fails when
+// that cannot be learned: the-loop's own comments could not be told from
+// people's.
 //
 // Labels and logins are lists of strings; created_at is RFC 3339. Any
 // other op is an error wrapping errors.ErrUnsupported. Each call is bounded
@@ -403,19 +432,33 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 		if strings.TrimSpace(body) == "" {
 			return fail("params.body: got nothing, want the comment's text")
 		}
-		c, err := in.AddComment(ctx, ref, body)
+		post := in.AddComment
+		switch relay := params[ParamRelay].(type) {
+		case nil:
+		case bool:
+			if relay {
+				post = in.AddRelay
+			}
+		default:
+			return fail("params." + ParamRelay + ": want true or false")
+		}
+		c, err := post(ctx, ref, body)
 		if err != nil {
 			return nil, err
 		}
-		return commentMap(c), nil
+		return commentMap(c, ""), nil
 	case OpListComments:
+		me, err := in.Identity(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("github %s %s: the token's own login is not known, so the-loop's comments cannot be told from people's: %w", op, ref, err)
+		}
 		cs, err := in.Comments(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]any, len(cs))
 		for i, c := range cs {
-			out[i] = commentMap(c)
+			out[i] = commentMap(c, me)
 		}
 		return map[string]any{"comments": out}, nil
 	case OpAddLabels, OpSetLabels:
@@ -454,8 +497,13 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 	return nil, fmt.Errorf("github %s: %w", op, errors.ErrUnsupported)
 }
 
-func commentMap(c Comment) map[string]any {
+// commentMap is c as Call answers it; self is set when me, the
+// integration's own login, wrote it.
+func commentMap(c Comment, me string) map[string]any {
 	m := map[string]any{"id": c.ID, "author": c.Author, "body": c.Body, "created_at": c.CreatedAt.UTC().Format(time.RFC3339)}
+	if me != "" && strings.EqualFold(c.Author, me) {
+		m["self"] = true
+	}
 	if !c.UpdatedAt.IsZero() {
 		m["updated_at"] = c.UpdatedAt.UTC().Format(time.RFC3339)
 	}

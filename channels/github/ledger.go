@@ -101,7 +101,13 @@ func (l *Ledger) Record(e Entry) (Recorded, error) {
 		// refused whole, and said so.
 		return Recorded{}, fmt.Errorf("ledger: the record on %s would be %d characters, over the %d GitHub takes in a comment: not recorded", e.Work, n, MaxCommentChars)
 	}
-	res, err := l.integration.Call(OpAddComment, map[string]any{"ref": e.Work.String(), "body": body})
+	params := map[string]any{"ref": e.Work.String(), "body": body}
+	if e.Type != channels.EventReply {
+		// A person's words for a gate or the control seam: the one kind
+		// of comment the-loop posts unmarked (Integration.AddRelay).
+		params[ParamRelay] = true
+	}
+	res, err := l.integration.Call(OpAddComment, params)
 	if err != nil {
 		return Recorded{}, fmt.Errorf("ledger: record on %s: %w", e.Work, err)
 	}
