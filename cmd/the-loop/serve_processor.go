@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/github"
@@ -27,7 +29,16 @@ func newServed(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	router, err := route.New(route.Config{CLI: cli, Integration: in, Log: log, Events: events})
+	cfg := route.Config{CLI: cli, Integration: in, Log: log, Events: events}
+	if gh, ok := in.(*github.Integration); ok && gh.Available() == nil {
+		// the-loop posts with this credential: a comment by its login is
+		// the-loop's own. Asked now so that the first comment need not
+		// wait; a failure is logged and asked again with the first
+		// comment that needs it, never a reason not to start.
+		cfg.Identity = gh.Identity
+		go learnIdentity(gh, log)
+	}
+	router, err := route.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -53,4 +64,23 @@ func (s *served) routes() []ingress.Route {
 		return nil
 	}
 	return []ingress.Route{s.slack.Route()}
+}
+
+// identityAtStart bounds serve's first question of who its token is.
+const identityAtStart = 30 * time.Second
+
+// learnIdentity asks GitHub who the integration's credential is, and says
+// what it learned.
+func learnIdentity(gh *github.Integration, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), identityAtStart)
+	defer cancel()
+	login, err := gh.Identity(ctx)
+	switch {
+	case err != nil:
+		log.Warn("could not learn the GitHub login the-loop posts with; it is asked again with the next comment, and until then a comment by an authorized login is kept for a retry", "err", err)
+	case login == "":
+		log.Info("the GitHub credential is no user's: the-loop's comments are told by their marker")
+	default:
+		log.Info("the-loop posts on GitHub as "+login+": that login's comments are the-loop's own, but for the ledger's relays", "login", login)
+	}
 }
