@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/channels/inbound"
@@ -36,7 +37,7 @@ func newServed(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (*
 		// wait; a failure is logged and asked again with the first
 		// comment that needs it, never a reason not to start.
 		cfg.Identity = gh.Identity
-		go learnIdentity(gh, log)
+		go learnIdentity(gh, cli.AuthorizedUsers(), log)
 	}
 	router, err := route.New(cfg)
 	if err != nil {
@@ -71,7 +72,7 @@ const identityAtStart = 30 * time.Second
 
 // learnIdentity asks GitHub who the integration's credential is, and says
 // what it learned.
-func learnIdentity(gh *github.Integration, log *slog.Logger) {
+func learnIdentity(gh *github.Integration, authorized []string, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), identityAtStart)
 	defer cancel()
 	login, err := gh.Identity(ctx)
@@ -80,6 +81,11 @@ func learnIdentity(gh *github.Integration, log *slog.Logger) {
 		log.Warn("could not learn the GitHub login the-loop posts with; it is asked again with the next comment, and until then a comment by an authorized login is kept for a retry", "err", err)
 	case login == "":
 		log.Info("the GitHub credential is no user's: the-loop's comments are told by their marker")
+	case builtins.IsAuthorized(login, authorized):
+		// The usual set-up, so that the ledger's relays of chat answers
+		// land; but the operator typing on GitHub as that login is not
+		// heard, and should know it.
+		log.Warn("the-loop posts on GitHub as "+login+", which routing.authorizedUsers names: that login's comments are the-loop's own and answer nothing (but the ledger's relays of chat answers); answer gates on GitHub from another account", "login", login)
 	default:
 		log.Info("the-loop posts on GitHub as "+login+": that login's comments are the-loop's own, but for the ledger's relays", "login", login)
 	}

@@ -211,6 +211,16 @@ func TestTheLoopNeverAnswersItself(t *testing.T) {
 		t.Errorf("the state root does not keep the login: %v\n%s", err, data)
 	}
 
+	// serve said at start that the operator's own GitHub comments are not
+	// heard (it asks in the background: give it a moment).
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(r.stderr.String(), "which routing.authorizedUsers names"); {
+		if time.Now().After(deadline) {
+			t.Errorf("serve did not warn that the operator's login is the-loop's:\n%s", r.stderr.String())
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
 	// --- a person's approval still passes: check, then serve
 	approval := githubtest.Comment{ID: 990, Author: "jc1993", Body: "approved", CreatedAt: time.Now().UTC().Truncate(time.Second)}
 	is, _ = r.gh.Issue(e2eWorkItem)
