@@ -186,6 +186,28 @@ func TestAReplyThatCannotBeDeliveredIsStillRecorded(t *testing.T) {
 	}
 }
 
+// TestAReplyNeitherRecordedNorDeliveredIsNotProcessed: a reply the ledger
+// refused and the session could not be handed reached nobody, so it is
+// not routed.
+func TestAReplyNeitherRecordedNorDeliveredIsNotProcessed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	defer srv.Close()
+	w := newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	w.setState("design")
+	if _, err := w.store.Set(mustRef(t, workRef), bindings.Options{Deliver: &bindings.Target{URL: srv.URL + "/session"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.ledger.fail = &github.Error{Op: github.OpAddComment, Method: "POST", Status: 403, Msg: "Resource not accessible"}
+	res, err := w.say(memberID, "use option B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != DropUndeliverable || *res.Mirrored || *res.Delivered || !strings.Contains(res.Error, "record") || !strings.Contains(res.Error, "deliver") {
+		t.Fatalf("got %+v, want undeliverable, neither mirrored nor delivered", res)
+	}
+}
+
 func TestWhatIsDroppedBeforeClassification(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

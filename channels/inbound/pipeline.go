@@ -38,8 +38,9 @@ const (
 	// DropChannelDisabled: the channel is not enabled in the CLI config.
 	DropChannelDisabled = "channel-disabled"
 	// DropUndeliverable: a work-item.reply could not be handed to the
-	// session. It is recorded on the ledger all the same; the outcome is
-	// still processed.
+	// session. It is recorded on the ledger all the same, and the outcome
+	// is still processed; when the ledger refused it too, it reached
+	// nobody, and this is the outcome.
 	DropUndeliverable = "undeliverable"
 	// DropUnrecorded: a gate.feedback or control.command the ledger
 	// refused to record (GitHub said no, not "try later"): the record is
@@ -254,6 +255,10 @@ func (p *Pipeline) process(ctx context.Context, r channels.Reply, retried bool) 
 	}
 	delivered := p.deliver(ctx, r, b, work, &res)
 	res.Delivered = &delivered
+	if !mirrored && !delivered {
+		// Neither recorded nor handed over: it reached nobody.
+		res.Outcome = DropUndeliverable
+	}
 	p.ack(r, mirrored && delivered)
 	return res, nil
 }
