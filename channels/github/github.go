@@ -369,6 +369,28 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Transient reports whether err is a GitHub call that failed in a way a
+// later attempt may not: a 5xx answer, no answer at all (a dropped
+// connection, a timeout, an answer that could not be read), or a rate limit
+// the call could not wait out. Such a call may also have taken effect: a
+// POST answered 502 may have posted. A refusal (another 4xx), a missing
+// transport or a parameter the call was not given is not transient.
+func Transient(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch {
+	case e.RateLimited, e.Status >= 500:
+		return true
+	case e.Status == 0:
+		// Method is set once a request was made; Err is what went wrong
+		// on the way.
+		return e.Method != "" && e.Err != nil
+	}
+	return false
+}
+
 // Call performs op for a hook (graph.Integration). Params and results:
 //
 //	add-comment       {ref, body}                      -> {id, author, body, created_at}

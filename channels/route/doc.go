@@ -45,9 +45,9 @@
 // written, the checkout's harness config or state file cannot be read, a
 // hook module cannot load, the item's lock is held, its state cannot be
 // written) leaves the graph as it was, is logged and recorded as
-// graph.link_failed, and is returned as an error: the ingress then releases
-// the delivery id so that GitHub's redelivery of it is processed. A
-// decision (every drop above) is an Outcome, because a redelivery would
+// graph.link_failed, and is returned as an error: the ingress then keeps
+// the delivery queued and processes it again after a pause. A decision
+// (every drop above) is an Outcome, because processing it again would
 // reach it again. Acknowledgement fails open: the reactions on the
 // comment (routing.reactions: eyes when the-loop acts on it, hooray when it
 // moved the graph, confused when it was refused or failed) go through the

@@ -117,8 +117,9 @@ const (
 	NotAMessage = "not-a-message"
 	// NotANewMessage: a message event that is not a message written: an
 	// edit (message_changed), a deletion (message_deleted), a join, a topic
-	// change, ... Only a plain message, a thread reply also sent to the
-	// channel (thread_broadcast) and a bot's (bot_message) are.
+	// change, ... Only a plain message, a message with files (file_share),
+	// a thread reply also sent to the channel (thread_broadcast) and a
+	// bot's (bot_message) are.
 	NotANewMessage = "not-a-new-message"
 	// NoAuthor: neither a user nor a bot wrote it.
 	NoAuthor = "no-author"
@@ -131,8 +132,12 @@ const (
 	MalformedEvent = "malformed-event"
 )
 
-// newMessage are the message subtypes that are a message written.
-var newMessage = map[string]bool{"": true, "thread_broadcast": true, "bot_message": true}
+// newMessage are the message subtypes that are a message written. A
+// message someone sends with a file attached is file_share, not a plain
+// message: its text is what they wrote beside the file, and a threaded
+// answer given with a screenshot is still an answer. The files themselves
+// are not read.
+var newMessage = map[string]bool{"": true, "file_share": true, "thread_broadcast": true, "bot_message": true}
 
 // ReplyOf is the channels.Reply a message event carries, or an empty Reply
 // and why the envelope carries none (NotAMessage, NotANewMessage, ...).
