@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/the-loop/the-loop/channels/ingress"
+	"strings"
 
 	"github.com/the-loop/the-loop/channels"
 )
@@ -190,8 +191,28 @@ func ReplyOf(env Envelope) (channels.Reply, string) {
 		Thread:    thread,
 		TS:        m.TS,
 		Author:    m.User,
-		Text:      m.Text,
+		Text:      quotesOf(m.Text),
 		TopLevel:  thread == m.TS,
 		Bot:       m.BotID != "" || m.Subtype == "bot_message",
 	}, ""
+}
+
+// quotesOf gives back the quote marks of a message's text. Slack sends a
+// block quote as "&gt; " (it escapes '<', '>' and '&' in every message);
+// a reader that did not see it as a quote would read the quoted words as
+// the person's own. Only a '>' opening a line is given back: a '<' left
+// escaped can never open an HTML comment, so a message can never carry
+// an envelope of its own into the ledger's record.
+func quotesOf(text string) string {
+	if !strings.Contains(text, "&gt;") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, " ")
+		if after, ok := strings.CutPrefix(rest, "&gt;"); ok {
+			lines[i] = l[:len(l)-len(rest)] + ">" + after
+		}
+	}
+	return strings.Join(lines, "\n")
 }
