@@ -15,16 +15,18 @@ import (
 // CheckoutOrigin is owner/name of the GitHub repository the checkout at
 // root names as its origin remote, read from its git config without
 // running git; ok is false when root is no checkout, has no origin, or the
-// origin is not a GitHub repository in GitHub's charset. It is the
-// ownership proof the ingress makes before it reads or writes a bound
-// checkout: a work item's number names a spec folder, not a project.
-func CheckoutOrigin(root string) (slug string, ok bool) {
+// origin is not a repository on host (the operator's GitHub host,
+// CLIConfig.GitHubHost) in GitHub's charset. It is the ownership proof the
+// ingress makes before it reads or writes a bound checkout: a work item's
+// number names a spec folder, not a project. The checkout names its
+// origin; only the operator names the host it must be on.
+func CheckoutOrigin(root, host string) (slug string, ok bool) {
 	co, err := openCheckout(root)
 	if err != nil {
 		return "", false
 	}
 	defer co.Close()
-	owner, name, ok := checkoutOrigin(co)
+	owner, name, ok := checkoutOrigin(co, host)
 	if !ok {
 		return "", false
 	}

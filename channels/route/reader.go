@@ -29,6 +29,9 @@ type Link struct {
 	events      graph.Emitter
 	bindings    *bindings.Store
 	vocabulary  channels.Vocabulary
+	// host is the GitHub host a bound checkout's origin must be on
+	// (policy.CLIConfig.GitHubHost).
+	host string
 }
 
 // NewLink builds the link cfg describes: the one constructor of the
@@ -37,6 +40,10 @@ func NewLink(cfg Config) (*Link, error) {
 	if cfg.CLI == nil {
 		return nil, errors.New("route: no CLI config")
 	}
+	host, err := cfg.CLI.GitHubHost()
+	if err != nil {
+		return nil, fmt.Errorf("route: %w", err)
+	}
 	l := &Link{
 		cli:         cfg.CLI,
 		integration: cfg.Integration,
@@ -44,6 +51,7 @@ func NewLink(cfg Config) (*Link, error) {
 		events:      cfg.Events,
 		bindings:    cfg.Bindings,
 		vocabulary:  channels.VocabularyOf(cfg.CLI),
+		host:        host,
 	}
 	if l.integration == nil {
 		l.integration = graph.NoIntegration{}
@@ -73,6 +81,8 @@ type Settings struct {
 	// Commands are the control commands the vocabulary recognises, each
 	// with its keyword.
 	Commands map[string]string
+	// GitHubHost is the host a bound checkout's origin must be on.
+	GitHubHost string
 }
 
 // Settings reports what l reads graphs under.
@@ -84,6 +94,7 @@ func (l *Link) Settings() Settings {
 		ControlEnabled:  l.cli.ControlEnabled(),
 		RequireStart:    l.cli.RequireStartCommand(),
 		Commands:        map[string]string{},
+		GitHubHost:      l.host,
 	}
 	for _, c := range channels.Commands {
 		if l.vocabulary.Recognises(c) {
