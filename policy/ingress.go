@@ -114,6 +114,9 @@ type Position struct {
 	Entered bool
 	// Human is set when Node is answered by a person: a reply goes to it.
 	Human bool
+	// Terminal is set when Node is its loop's last: an item there has
+	// nothing left to advance to.
+	Terminal bool
 	// EnteredAt is when the item last entered Node, as its state records
 	// it; zero when it does not, or not in a form that reads.
 	EnteredAt time.Time
@@ -142,7 +145,7 @@ func (e *Engine) Position(item string, sel Selector) (Position, error) {
 	if err != nil {
 		return Position{}, &graph.StateError{Path: path.Join(dir, graph.StateFile), Msg: fmt.Sprintf("currentNode %q is not a node of %s", p.Node, name)}
 	}
-	p.Human = n.Actor == graph.ActorHuman
+	p.Human, p.Terminal = n.Actor == graph.ActorHuman, n.Terminal
 	if rec := st.Nodes[p.Node]; rec != nil && p.Entered {
 		p.EnteredAt, _ = time.Parse(time.RFC3339Nano, rec.EnteredAt)
 	}

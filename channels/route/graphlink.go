@@ -330,10 +330,9 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 		return r.fault(in, t, "advance", err)
 	}
 	if next == nil {
-		if kv != nil {
-			return routed(t.fields(in, kv...)), nil
-		}
-		return dropped(DropNotAtGate, t.fields(in, "node", pos.Node)), nil
+		// Not at a human gate: an ordinary comment for whoever works
+		// the node.
+		return r.atWork(ctx, e, in, t, item, sel, pos, kv)
 	}
 	return routed(t.fields(in, append(kv, next...)...)), nil
 }

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/channels/deliver"
 	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
@@ -32,6 +34,8 @@ type Link struct {
 	// host is the GitHub host a bound checkout's origin must be on
 	// (policy.CLIConfig.GitHubHost).
 	host string
+	// deliver hands a comment to a work item's target.
+	deliver deliverFunc
 }
 
 // NewLink builds the link cfg describes: the one constructor of the
@@ -64,6 +68,12 @@ func NewLink(cfg Config) (*Link, error) {
 	}
 	if l.bindings == nil {
 		l.bindings = bindings.Open(cfg.CLI.StateRoot())
+	}
+	if l.deliver = cfg.Deliver; l.deliver == nil {
+		root := cfg.CLI.StateRoot()
+		l.deliver = func(ctx context.Context, b bindings.Binding, m deliver.Message) (deliver.Result, error) {
+			return deliver.Deliver(ctx, root, b, m)
+		}
 	}
 	return l, nil
 }

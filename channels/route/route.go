@@ -10,6 +10,7 @@ import (
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/channels/deliver"
 	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
@@ -45,8 +46,10 @@ const (
 	DropNoCheckout = "no-checkout"
 	// DropNoSpecDir: the work item has no spec folder in its checkout.
 	DropNoSpecDir = "no-spec-dir"
-	// DropNotAtGate: the work item is not at a human gate, so a comment
-	// is not an answer to anything.
+	// DropNotAtGate: the work item was not at a human gate. The router no
+	// longer drops such a comment (it is delivered, then the node is
+	// advanced: see Router.Process); the reason stays for readers of
+	// event logs written before.
 	DropNotAtGate = "not-at-gate"
 	// DropReplayed: the ingress already acted on this comment; a delivery
 	// carrying it again, under whatever delivery id, changes nothing.
@@ -78,6 +81,10 @@ type Config struct {
 	Events graph.Emitter
 	// Bindings, when set, replaces the bindings of CLI's state root.
 	Bindings *bindings.Store
+	// Deliver hands an ordinary comment on a work item at an agent's node
+	// to the work item's target; nil is deliver.Deliver under CLI's state
+	// root.
+	Deliver func(ctx context.Context, b bindings.Binding, m deliver.Message) (deliver.Result, error)
 }
 
 // Router processes webhook deliveries: it finds the bound work item a
