@@ -48,7 +48,7 @@ func (c *CLIConfig) GitHubHost() (string, error) {
 		}
 		return DefaultGitHubHost, nil
 	}
-	host, err := webHost(base)
+	host, err := GitHubWebHost(base)
 	if err != nil {
 		return fail("integrations.github.api.baseUrl", "%s", err)
 	}
@@ -67,10 +67,10 @@ func GitHubAPIBase(host string) string {
 	return "https://" + host + "/api/v3"
 }
 
-// webHost is the host people and git use for a REST API root: GitHub's
-// API lives on api.HOST (github.com, and GHE.com's api.SUB.ghe.com), a
-// GitHub Enterprise Server's at HOST/api/v3.
-func webHost(base string) (string, error) {
+// GitHubWebHost is the host people and git use for a REST API root,
+// lower case: GitHub's API lives on api.HOST (github.com, and GHE.com's
+// api.SUB.ghe.com), a GitHub Enterprise Server's at HOST/api/v3.
+func GitHubWebHost(base string) (string, error) {
 	u, err := url.Parse(strings.TrimRight(base, "/"))
 	if err != nil || u.Hostname() == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return "", fmt.Errorf("got %q, want an absolute https URL", base)
