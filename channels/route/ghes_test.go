@@ -40,7 +40,7 @@ func (e *env) ghesFixture(origin string) string {
 // Enterprise Server sends it, with the comment's body, id and time set.
 func ghesComment(t *testing.T, id, body string) channels.Delivery {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "octokit", "ghes-35", "issue_comment", "created.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "octokit", "ghes-35", "issue_comment", "created.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
