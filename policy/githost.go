@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
@@ -18,44 +19,50 @@ const DefaultGitHubHost = "github.com"
 var hostName = lazyregexp.New(`^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$`)
 
 // GitHubHost is the one GitHub host this machine's integration works
-// with, lower case: the host of integrations.github.api.baseUrl when it is
-// set (api.github.com is github.com; https://ghe.example/api/v3, a GitHub
-// Enterprise Server, is ghe.example; api.octo.ghe.com is octo.ghe.com),
-// else routing.workspace.defaultHost, else github.com. A checkout is the
-// work item's repository only when its origin remote is on this host.
+// with, lower case: routing.workspace.defaultHost when it is set; else the
+// host of integrations.github.api.baseUrl (api.github.com is github.com;
+// https://ghe.example/api/v3, a GitHub Enterprise Server, is ghe.example;
+// api.octo.ghe.com is octo.ghe.com), unless that is a loopback address, a
+// stand-in or proxy that says nothing of where repositories live; else
+// github.com. A checkout is the work item's repository only when its
+// origin remote is on this host.
 //
 // It comes from the operator's CLI config alone, never from a checkout:
-// which host is trusted is the operator's to say. A value that is not a
-// host, or a defaultHost that names another host than the base URL, is a
-// *graph.ConfigError: two keys that disagree about where the work items
-// live cannot both be meant.
+// which host is trusted is the operator's to say. A defaultHost that is
+// not a host name is a *graph.ConfigError.
 func (c *CLIConfig) GitHubHost() (string, error) {
 	if c == nil {
 		return DefaultGitHubHost, nil
 	}
-	fail := func(key, format string, args ...any) (string, error) {
-		return "", &graph.ConfigError{File: c.Path, Key: key, Msg: fmt.Sprintf(format, args...)}
-	}
-	def, hasDef := stringAt(c.Doc, "routing.workspace.defaultHost")
-	def = strings.ToLower(strings.TrimSpace(def))
-	if hasDef && !hostName.MatchString(def) {
-		return fail("routing.workspace.defaultHost", "got %q, want a host name such as %s or ghe.example (no scheme, port or path)", def, DefaultGitHubHost)
+	if def, ok := stringAt(c.Doc, "routing.workspace.defaultHost"); ok {
+		def = strings.ToLower(strings.TrimSpace(def))
+		if !hostName.MatchString(def) {
+			return "", &graph.ConfigError{File: c.Path, Key: "routing.workspace.defaultHost",
+				Msg: fmt.Sprintf("got %q, want a host name such as %s or ghe.example (no scheme, port or path)", def, DefaultGitHubHost)}
+		}
+		return def, nil
 	}
 	base, _ := stringAt(c.Doc, "integrations.github.api.baseUrl")
 	if base = strings.TrimSpace(base); base == "" {
-		if hasDef {
-			return def, nil
-		}
 		return DefaultGitHubHost, nil
 	}
 	host, err := GitHubWebHost(base)
 	if err != nil {
-		return fail("integrations.github.api.baseUrl", "%s", err)
+		return "", &graph.ConfigError{File: c.Path, Key: "integrations.github.api.baseUrl", Msg: err.Error()}
 	}
-	if hasDef && def != host {
-		return fail("routing.workspace.defaultHost", "got %s, but integrations.github.api.baseUrl %s is on %s: set both to one host, or drop defaultHost", def, base, host)
+	if loopback(host) {
+		return DefaultGitHubHost, nil
 	}
 	return host, nil
+}
+
+// loopback reports whether host is this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // GitHubAPIBase is the REST API root of a GitHub host: api.github.com for

@@ -25,10 +25,14 @@ func TestDefaultHostAloneNamesTheAPIsHost(t *testing.T) {
 			t.Errorf("%s: base %s, want %s", tc.config, got, tc.want)
 		}
 	}
-	_, err := FromConfig(cliConfig(t, "routing:\n  workspace:\n    defaultHost: github.com\nintegrations:\n  github:\n    api: {baseUrl: 'https://ghe.example/api/v3'}\n"), env(nil))
+	in, err := FromConfig(cliConfig(t, "routing:\n  workspace:\n    defaultHost: ghe.example\nintegrations:\n  github:\n    transport: api\n    api: {baseUrl: 'https://gh-proxy.corp.example/api/v3'}\n"), env(map[string]string{"GH_TOKEN": "t"}))
+	if err != nil || in.transport.(*apiTransport).base.String() != "https://gh-proxy.corp.example/api/v3" {
+		t.Errorf("a proxy's base URL beside defaultHost: got %v", err)
+	}
+	_, err = FromConfig(cliConfig(t, "routing:\n  workspace:\n    defaultHost: 'ghe.example/x'\nintegrations:\n  github: {}\n"), env(nil))
 	var ce *graph.ConfigError
 	if !errors.As(err, &ce) || ce.Key != "routing.workspace.defaultHost" {
-		t.Errorf("disagreeing hosts: got %v", err)
+		t.Errorf("a bad defaultHost: got %v", err)
 	}
 }
 

@@ -64,6 +64,8 @@ func TestAGHESDeliveryRoutesAsGitHubComsDoes(t *testing.T) {
 		"defaultHost": users + "  workspace:\n    defaultHost: " + ghesHost + "\n",
 		"both, agreeing, any case": users + "  workspace:\n    defaultHost: OctoCoders.GitHub.io\n" +
 			"integrations:\n  github:\n    api:\n      baseUrl: https://" + ghesHost + "/api/v3/\n",
+		"defaultHost beside a proxy's baseUrl": users + "  workspace:\n    defaultHost: " + ghesHost + "\n" +
+			"integrations:\n  github:\n    api:\n      baseUrl: https://gh-proxy.corp.example/api/v3\n",
 	}
 	origins := []string{
 		"https://" + ghesHost + "/Codertocat/Hello-World.git",
@@ -123,12 +125,12 @@ func TestAnOriginOnAnotherHostStaysForeign(t *testing.T) {
 	}
 }
 
-// Which host is trusted is read once, from the operator's CLI config: two
-// keys that disagree about it refuse to build a router at all.
-func TestDisagreeingHostsRefuseTheRouter(t *testing.T) {
+// Which host is trusted is read once, from the operator's CLI config: a
+// defaultHost that is no host name refuses to build a router at all.
+func TestABadDefaultHostRefusesTheRouter(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cli.yaml")
-	writeFile(t, path, "routing:\n  workspace:\n    defaultHost: github.com\nintegrations:\n  github:\n    api:\n      baseUrl: https://"+ghesHost+"/api/v3\n")
+	writeFile(t, path, "routing:\n  workspace:\n    defaultHost: https://"+ghesHost+"\n")
 	cli, err := policy.LoadCLIConfig(path)
 	if err != nil {
 		t.Fatal(err)
