@@ -45,6 +45,11 @@ type deliverFunc func(ctx context.Context, b bindings.Binding, m deliver.Message
 func (r *Router) atWork(ctx context.Context, e *policy.Engine, in *inbound, t *target, item string, sel policy.Selector, pos policy.Position, entered []any) (channels.Outcome, error) {
 	r.react(in, policy.ReactionStarted)
 	kv := append(entered, r.handOver(ctx, in, t)...)
+	if err := ctx.Err(); err != nil {
+		// Shutting down is no fault of the target's: the delivery is
+		// kept, to be delivered and advanced when it is tried again.
+		return channels.Outcome{}, err
+	}
 	switch {
 	case entered != nil:
 		// A node just entered has done no work to judge yet: the comment

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
@@ -284,4 +285,52 @@ func mustRef(t *testing.T, s string) channels.Ref {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// A comment on a pull request that delivers the work item, at its inner
+// loop's agent node, is delivered as the work item's message (its thread
+// the pull request) and advances that inner loop, never the outer one.
+func TestAPullRequestCommentAtItsInnerAgentNodeIsDeliveredThenAdvancesThatLoop(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	out, err := e.process(newComment("d1", "acme/shop", 30, "alice", "first look").onPR("Closes #12").build())
+	if f := wantRouted(t, out, err); f["entered"] != "implementation" || f["delivery"] != deliver.TargetInbox || f["status"] != nil {
+		t.Fatalf("entering: fields = %v", f)
+	}
+	out, err = e.process(newComment("d2", "acme/shop", 30, "alice", "any progress?").onPR("Closes #12").build())
+	f := wantRouted(t, out, err)
+	if f["pull_request"] != "github:acme/shop#30" || f["node"] != "implementation" || f["status"] == nil || f["delivery"] != deliver.TargetInbox {
+		t.Errorf("fields = %v", f)
+	}
+	if st := e.state("docs/specs/issue-12/graph-state.json"); st.CurrentNode != "requirements-approval" {
+		t.Errorf("the outer loop moved to %s", st.CurrentNode)
+	}
+	msgs := inbox(t, e, "github:acme/shop#12")
+	if len(msgs) != 2 || msgs[1].Thread != "github:acme/shop#30" || msgs[1].Ref != "github:acme/shop#12" || msgs[1].Text != "any progress?" {
+		t.Errorf("inbox = %+v", msgs)
+	}
+}
+
+// A delivery cut short because the server is stopping is not the target's
+// failure: nothing is advanced, and the delivery is kept for a retry.
+func TestADeliveryCutShortByShutdownAdvancesNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := atDesign(t, Config{Deliver: func(ctx context.Context, b bindings.Binding, m deliver.Message) (deliver.Result, error) {
+		cancel()
+		return deliver.Result{}, ctx.Err()
+	}})
+	writeFile(t, filepath.Join(e.checkout, "docs/specs/issue-12/design.md"), designDone)
+	before := e.read("docs/specs/issue-12/graph-state.json")
+	d := newComment("d1", "acme/shop", 12, "alice", "Done.")
+	_, err := e.router.Process(ctx, d.build())
+	e.router.WaitReactions(time.Minute)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the context's error", err)
+	}
+	if e.read("docs/specs/issue-12/graph-state.json") != before {
+		t.Error("the node was advanced")
+	}
+	if e.binding("github:acme/shop#12").HasActed(d.p["comment"].(map[string]any)["id"].(int64)) {
+		t.Error("the comment was recorded as acted on")
+	}
 }
