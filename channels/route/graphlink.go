@@ -59,8 +59,8 @@ func (l *Link) held(b bindings.Binding) string {
 }
 
 // owned is the ownership proof: the bound checkout's origin remote is the
-// work item's repository, on the operator's GitHub host (github.com, or
-// the GitHub Enterprise Server integrations.github.api.baseUrl names). A
+// work item's repository, on the operator's GitHub host (github.com, or a
+// GitHub Enterprise Server: policy.CLIConfig.GitHubHost). A
 // work item's number names a spec folder, not a project, so without it any
 // repository's issue #12 would drive the issue-12 of whatever checkout is
 // bound. It runs before anything reads the checkout, and fails closed: no

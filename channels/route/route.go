@@ -132,8 +132,9 @@ func New(cfg Config) (*Router, error) {
 // a bot wrote is dropped (self-authored), then anyone not on
 // routing.authorizedUsers (unauthorized-actor; an empty list denies
 // everyone, and so does an event that names nobody). A new comment that
-// passes is then a control command, or an answer for the gate the work item
-// waits at.
+// passes is then a control command, an answer for the gate the work item
+// waits at, or, at an agent's node, a message delivered to the work item's
+// target before the node is advanced.
 //
 // An error means the delivery could not be processed and may be tried
 // again, the graph left as it was: the bindings could not be read or
