@@ -266,6 +266,16 @@ func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, e
 	opts := Options{Env: env}
 	opts.Transport, _ = block["transport"].(string)
 	opts.BaseURL, _ = api["baseUrl"].(string)
+	// The one GitHub host the operator works with: a defaultHost that is
+	// no host name is refused, and one given without a base URL names a
+	// GitHub Enterprise Server whose API is there too, not on github.com.
+	host, err := cli.GitHubHost()
+	if err != nil {
+		return nil, err
+	}
+	if opts.BaseURL == "" && host != policy.DefaultGitHubHost {
+		opts.BaseURL = policy.GitHubAPIBase(host)
+	}
 	opts.Binary, _ = bin["binary"].(string)
 	switch v := api["tokenEnv"].(type) {
 	case string: // the original also took one name

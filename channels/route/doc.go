@@ -35,9 +35,22 @@
 // the work item's own, is handed to the human gate the work item waits at,
 // through policy.Engine.Advance: the work item's own loop, or for a comment
 // on a linked pull request that pull request's inner loop
-// (pdlc-pr-loop). A work item not at a human gate is left alone
-// (not-at-gate); one with no spec folder too (no-spec-dir, with a
-// graph.skipped event), though its repository is adopted all the same.
+// (pdlc-pr-loop). A work item at an agent's (or code's) node hears the
+// comment as the original's dispatcher has it heard: it is delivered to
+// where the binding says the work item's messages go (its URL, its
+// command, else its inbox; package deliver), then the node is advanced
+// with it, so that work the comment reports done moves the item on; a node
+// just entered, or a loop that is over, is not advanced. A delivery that
+// fails is logged (channel.dropped, undeliverable) and the advance runs
+// all the same. A work item with no spec folder is left alone
+// (no-spec-dir, with a graph.skipped event), though its repository is
+// adopted all the same.
+//
+// The bound checkout is the work item's own only when its origin remote
+// names the work item's repository on the operator's GitHub host
+// (policy.CLIConfig.GitHubHost: github.com, or the GitHub Enterprise
+// Server of integrations.github.api.baseUrl or routing.workspace.
+// defaultHost); an origin on any other host is foreign-checkout.
 //
 // # Faults
 //
