@@ -51,7 +51,7 @@ func TestIsAuthorizedFailsClosed(t *testing.T) {
 
 func TestAuthorizedCommentsDropsTheHarnessAndStrangers(t *testing.T) {
 	ctx := obCtx(nil, nil, "")
-	ctx.Event = reply(
+	ctx.Event = eventOf(
 		"@owner", "first",
 		"@drive-by", "steer me",
 		"@owner", markSelfAuthored("the-loop talking to itself"),

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/reply"
 )
 
 func init() { register("classify-adhoc-reply", classifyAdhocReply{}) }
@@ -64,11 +65,12 @@ var adhocNegations = []string{"not", "isn't", "isnt", "aren't", "arent", "nope",
 const adhocNegationReach = 40
 
 // declaresDone reports whether body declares the ad-hoc task finished: a
-// done-phrase appears as a whole phrase (not inside a longer word: "undone",
+// done-phrase appears in the person's own words (reply.Own: not in a
+// quote, code or an HTML comment) as a whole phrase (not inside a longer word: "undone",
 // "abandoned") and no negation precedes one within the same sentence. Matching
 // is case-insensitive.
 func declaresDone(body string) bool {
-	text := []rune(body)
+	text := []rune(reply.Own(body))
 	for i := range text {
 		text[i] = unicode.ToLower(text[i])
 	}

@@ -34,15 +34,17 @@ func TestClassifyAdhocReply(t *testing.T) {
 		outcome    string
 	}{
 		{"silence waits", nil, []string{"owner"}, graph.StatusWait, ""},
-		{"an empty event waits", reply(), []string{"owner"}, graph.StatusWait, ""},
-		{"a stranger's done leaves the gate open", reply("@drive-by", "done"), []string{"owner"}, graph.StatusWait, ""},
-		{"an empty allowlist reads nothing", reply("@owner", "done"), nil, graph.StatusWait, ""},
-		{"the harness cannot close its own item", reply("@owner", markSelfAuthored("done")), []string{"owner"}, graph.StatusWait, ""},
-		{"a completion ends the item", reply("@owner", "that's all, thanks"), []string{"owner"}, graph.StatusPass, graph.OutcomeDone},
-		{"anything else is more work", reply("@owner", "also update the README"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
-		{"the newest comment decides (done)", reply("@owner", "tell me when you're done", "owner", "perfect, all done"), []string{"@owner"}, graph.StatusPass, graph.OutcomeDone},
-		{"the newest comment decides (reopened)", reply("@owner", "looks good", "@owner", "actually, also rename the flag"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
-		{"a stranger's later done does not count", reply("@owner", "fix the typo", "@drive-by", "done"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
+		{"an empty event waits", eventOf(), []string{"owner"}, graph.StatusWait, ""},
+		{"a stranger's done leaves the gate open", eventOf("@drive-by", "done"), []string{"owner"}, graph.StatusWait, ""},
+		{"an empty allowlist reads nothing", eventOf("@owner", "done"), nil, graph.StatusWait, ""},
+		{"the harness cannot close its own item", eventOf("@owner", markSelfAuthored("done")), []string{"owner"}, graph.StatusWait, ""},
+		{"a completion ends the item", eventOf("@owner", "that's all, thanks"), []string{"owner"}, graph.StatusPass, graph.OutcomeDone},
+		{"anything else is more work", eventOf("@owner", "also update the README"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
+		{"the newest comment decides (done)", eventOf("@owner", "tell me when you're done", "owner", "perfect, all done"), []string{"@owner"}, graph.StatusPass, graph.OutcomeDone},
+		{"the newest comment decides (reopened)", eventOf("@owner", "looks good", "@owner", "actually, also rename the flag"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
+		{"a done shown in code is more work", eventOf("@owner", "the bot prints `done` when it stops; it did not"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
+		{"a quoted done is more work", eventOf("@owner", "> all done\n\nnot for the docs"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
+		{"a stranger's later done does not count", eventOf("@owner", "fix the typo", "@drive-by", "done"), []string{"owner"}, graph.StatusPass, graph.OutcomeMoreWork},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,9 +1,11 @@
 package builtins
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/reply"
 )
 
 const classifyFeedbackName = "classify-feedback"
@@ -18,12 +20,17 @@ func init() { register(classifyFeedbackName, classifyFeedback{}) }
 // selfCommentMarker. Everything else is not read at all: comments are
 // attacker-reachable on a public repository.
 //
-// No authorized comment, or none that decides, is a wait: a question or a
-// partial review keeps the gate open rather than inventing an outcome. A
-// decision passes with data outcome (approved, approved-with-comments or
-// changes-requested, never anything else; the node's edges do the routing)
-// and data comments, the authorized comments as [{author, body}] for
-// record-feedback. Under check there is no event, so the gate waits.
+// What the authorized comments say is read by package reply, the one
+// reader every path shares: only the person's own words, each decision
+// phrase in its clause, a pull request review by the state its reviewer
+// chose. No authorized comment, or none that decides, is a wait: a
+// question or a partial review keeps the gate open rather than inventing
+// an outcome, and the wait says which phrases were not read as decisions
+// and why. A decision passes with data outcome (approved,
+// approved-with-comments or changes-requested, never anything else; the
+// node's edges do the routing) and data comments, the authorized comments
+// as [{author, body}] for record-feedback. Under check there is no event,
+// so the gate waits.
 type classifyFeedback struct{}
 
 var (
@@ -40,40 +47,42 @@ func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	if len(comments) == 0 {
 		return graph.Wait(classifyFeedbackName, waitingFor(ctx, "no authorized feedback yet")), nil
 	}
-	outcome := fbClassify(comments)
-	if outcome == "" {
-		return graph.Wait(classifyFeedbackName, "the feedback so far does not decide; the gate stays open"), nil
+	v := fbClassify(comments)
+	if v.Outcome == reply.Undecided {
+		return graph.Wait(classifyFeedbackName, "the feedback so far does not decide; the gate stays open"+unreadNote(v.Unread)), nil
 	}
-	return graph.Pass(classifyFeedbackName, map[string]any{"outcome": outcome, "comments": commentRecords(comments)}), nil
+	return graph.Pass(classifyFeedbackName, map[string]any{"outcome": string(v.Outcome), "comments": commentRecords(comments)}), nil
 }
 
-// fbClassify is the deterministic classification floor: keyword matching
-// over the lower-cased, newline-joined bodies. Requested changes outrank an
-// approval; an approval is "with comments" when more than one comment
-// arrived or the text hedges ("but", "nit", matched as substrings). "" means
-// not decisive.
-func fbClassify(comments []graph.Comment) string {
-	bodies := make([]string, len(comments))
+// fbClassify reads comments, oldest first, as the gates do.
+func fbClassify(comments []graph.Comment) reply.Verdict {
+	replies := make([]reply.Reply, len(comments))
 	for i, c := range comments {
-		bodies[i] = c.Body
+		replies[i] = reply.Reply{Body: c.Body, Review: c.Review}
 	}
-	text := strings.ToLower(strings.Join(bodies, "\n"))
-	has := func(words ...string) bool {
-		for _, w := range words {
-			if strings.Contains(text, w) {
-				return true
-			}
+	return reply.Decide(replies)
+}
+
+// unreadNote tells a person whose "approved" did not count why: the
+// phrases found and how each was read, at most a few, each once.
+func unreadNote(unread []reply.Mention) string {
+	const most = 3
+	var parts []string
+	seen := map[string]bool{}
+	for _, m := range unread {
+		part := fmt.Sprintf("%q read as %s", m.Phrase, m.Why)
+		if seen[part] {
+			continue
 		}
-		return false
-	}
-	switch {
-	case has("changes requested", "request changes", "please change", "rejected"):
-		return graph.OutcomeChangesRequested
-	case has("approved", "lgtm", "looks good", "ship it"):
-		if len(comments) > 1 || has("but", "nit") {
-			return graph.OutcomeApprovedWithComments
+		seen[part] = true
+		if len(parts) == most {
+			parts = append(parts, "…")
+			break
 		}
-		return graph.OutcomeApproved
+		parts = append(parts, part)
 	}
-	return ""
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

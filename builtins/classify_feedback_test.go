@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/reply"
 )
 
 // ctGate is a context for a human gate with the given allowlist and comments,
@@ -95,5 +96,41 @@ func TestClassifyFeedbackTakesNoParameters(t *testing.T) {
 	err := (classifyFeedback{}).CheckParams(map[string]any{"keywords": []any{"ok"}})
 	if err == nil || !strings.Contains(err.Error(), "with.keywords: unknown parameter; classify-feedback takes no parameters") {
 		t.Errorf("got %v", err)
+	}
+}
+
+func TestClassifyFeedbackNeverApprovesOnANegationAndSaysWhy(t *testing.T) {
+	r := ctRun(t, classifyFeedback{}, ctGate(t, []string{"owner"}, "owner", "This is not approved yet: the security section is empty. LGTM?"))
+	ctWantStatus(t, r, graph.StatusWait)
+	want := `the feedback so far does not decide; the gate stays open ("approved" read as negated; "lgtm" read as a question)`
+	if r.Messages[0].Text != want {
+		t.Errorf("message %q, want %q", r.Messages[0].Text, want)
+	}
+}
+
+func TestClassifyFeedbackReadsAReviewByItsState(t *testing.T) {
+	ctx := ctGate(t, []string{"owner"})
+	ctx.Event.Comments = []graph.Comment{{Author: "owner", Review: "approved"}}
+	r := ctRun(t, classifyFeedback{}, ctx)
+	if r.DeclaredOutcome() != graph.OutcomeApproved {
+		t.Errorf("an approving review: outcome %q", r.DeclaredOutcome())
+	}
+	ctx.Event.Comments = []graph.Comment{{Author: "owner", Review: "changes_requested", Body: "lgtm apart from the API"}}
+	if r := ctRun(t, classifyFeedback{}, ctx); r.DeclaredOutcome() != graph.OutcomeChangesRequested {
+		t.Errorf("a review requesting changes: outcome %q", r.DeclaredOutcome())
+	}
+}
+
+// The reply package spells the graph's outcomes itself, being a leaf: they
+// must be the same words.
+func TestReplyOutcomesAreTheGraphsOutcomes(t *testing.T) {
+	for got, want := range map[reply.Outcome]string{
+		reply.Approved:             graph.OutcomeApproved,
+		reply.ApprovedWithComments: graph.OutcomeApprovedWithComments,
+		reply.ChangesRequested:     graph.OutcomeChangesRequested,
+	} {
+		if string(got) != want {
+			t.Errorf("reply outcome %q, graph's %q", got, want)
+		}
 	}
 }

@@ -56,11 +56,11 @@ func TestClassifyGoalReadsOnlyAuthorizedHumans(t *testing.T) {
 		want   graph.Status
 		by     string
 	}{
-		{"nothing stated waits", nil, reply("@owner", "carry on"), graph.StatusWait, ""},
+		{"nothing stated waits", nil, eventOf("@owner", "carry on"), graph.StatusWait, ""},
 		{"a goal in the arming comment on the thread releases", []map[string]any{{"user": map[string]any{"login": "owner"}, "body": goalComment}}, nil, graph.StatusPass, "@owner"},
 		{"an author given as a plain string is read too", []map[string]any{{"author": "owner", "body": goalComment}}, nil, graph.StatusPass, "@owner"},
-		{"a goal in the event releases", nil, reply("@owner", goalComment), graph.StatusPass, "@owner"},
-		{"a stranger's goal is not read", []map[string]any{{"user": map[string]any{"login": "drive-by"}, "body": goalComment}}, reply("@drive-by", goalComment), graph.StatusWait, ""},
+		{"a goal in the event releases", nil, eventOf("@owner", goalComment), graph.StatusPass, "@owner"},
+		{"a stranger's goal is not read", []map[string]any{{"user": map[string]any{"login": "drive-by"}, "body": goalComment}}, eventOf("@drive-by", goalComment), graph.StatusWait, ""},
 		{"a self-authored goal is not read", []map[string]any{{"user": map[string]any{"login": "owner"}, "body": markSelfAuthored(goalComment)}}, nil, graph.StatusWait, ""},
 		{"an anonymous comment is not read", []map[string]any{{"body": goalComment}}, nil, graph.StatusWait, ""},
 	}
@@ -104,7 +104,7 @@ func TestClassifyGoalReadsOnlyAuthorizedHumans(t *testing.T) {
 func TestClassifyGoalTakesTheLatestRestatement(t *testing.T) {
 	fake := &obFake{Thread: []map[string]any{{"user": map[string]any{"login": "owner"}, "body": goalComment}}}
 	ctx := goalCtx(fake)
-	ctx.Event = reply("@owner", "Goal: a narrower goal\nSuccess criteria:\n- one check\n")
+	ctx.Event = eventOf("@owner", "Goal: a narrower goal\nSuccess criteria:\n- one check\n")
 	r, _ := classifyGoal{}.Run(ctx)
 	if g := r.Data["goal"].(map[string]any); g["goal"] != "a narrower goal" {
 		t.Errorf("goal = %v, want the event's restatement", g["goal"])
@@ -134,7 +134,7 @@ func TestClassifyGoalWaitsThroughAnOutage(t *testing.T) {
 
 func TestClassifyGoalRecordsAFailedConfirmationButStillReleases(t *testing.T) {
 	ctx := goalCtx(graph.NoIntegration{})
-	ctx.Event = reply("@owner", goalComment)
+	ctx.Event = eventOf("@owner", goalComment)
 	r, _ := classifyGoal{}.Run(ctx)
 	if r.Status != graph.StatusPass || r.Data["error"] == nil || r.Data["goal"] == nil {
 		t.Fatalf("got %s %v, want pass with the goal and data[error]", r.Status, r.Data)
@@ -148,7 +148,7 @@ func TestClassifyGoalUnderReadOnlyReadsOnlyTheEvent(t *testing.T) {
 	if r, _ := (classifyGoal{}).Run(ctx); r.Status != graph.StatusWait {
 		t.Errorf("status = %s, want wait: the thread is not read under check", r.Status)
 	}
-	ctx.Event = reply("@owner", goalComment)
+	ctx.Event = eventOf("@owner", goalComment)
 	if r, _ := (classifyGoal{}).Run(ctx); r.Status != graph.StatusPass {
 		t.Errorf("status = %s, want pass from the event", r.Status)
 	}

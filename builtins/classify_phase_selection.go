@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/reply"
 )
 
 func init() { register("classify-phase-selection", classifyPhaseSelection{}) }
@@ -53,18 +54,20 @@ func (classifyPhaseSelection) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Pass(name, map[string]any{"outcome": graph.OutcomeSelected, "decision": selectionDecision}), nil
 	}
 	keyword := executeKeyword(ctx)
-	var reply *graph.Comment
+	var chosen *graph.Comment
 	for _, c := range authorizedComments(ctx) {
-		if strings.Contains(strings.ToLower(c.Body), strings.ToLower(keyword)) {
-			reply = &c // the latest instruction wins
+		// The keyword counts in the person's own words only: a quoted
+		// instruction or one shown in code is not their choice.
+		if strings.Contains(strings.ToLower(reply.Own(c.Body)), strings.ToLower(keyword)) {
+			chosen = &c // the latest instruction wins
 		}
 	}
-	if reply == nil {
+	if chosen == nil {
 		return graph.Wait(name, waitingFor(ctx, fmt.Sprintf("waiting for an authorized user to choose the phases and reply `%s` (tick phases to keep as `- [x] <node>`, untick to skip as `- [ ] <node>`)", keyword))), nil
 	}
 
 	skippable, optIn, protected := phaseRows(ctx)
-	source, body := "reply", reply.Body
+	source, body := "reply", chosen.Body
 	if !hasChecklist(body) {
 		source, body = "checklist", selectionTickState(ctx)
 	}
@@ -74,7 +77,7 @@ func (classifyPhaseSelection) Run(ctx *graph.Context) (graph.Result, error) {
 		surface = parseSurface(body)
 	}
 	sessions := parsePRSessions(body, sessionPerPRDefault(ctx))
-	actor := normalizeLogin(reply.Author)
+	actor := normalizeLogin(chosen.Author)
 	by := "@" + actor
 
 	data := map[string]any{

@@ -25,10 +25,10 @@ func TestClassifyPhaseSelectionWaitsForAnAuthorizedExecute(t *testing.T) {
 		event *graph.Event
 	}{
 		{"no event (check)", nil},
-		{"no keyword", reply("@owner", "looks fine")},
-		{"a stranger says execute", reply("@drive-by", "- [ ] requirements\nthe-loop execute")},
-		{"the harness says execute", reply("@owner", markSelfAuthored("the-loop execute"))},
-		{"an anonymous execute", reply("", "the-loop execute")},
+		{"no keyword", eventOf("@owner", "looks fine")},
+		{"a stranger says execute", eventOf("@drive-by", "- [ ] requirements\nthe-loop execute")},
+		{"the harness says execute", eventOf("@owner", markSelfAuthored("the-loop execute"))},
+		{"an anonymous execute", eventOf("", "the-loop execute")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestClassifyPhaseSelectionWaitsForAnAuthorizedExecute(t *testing.T) {
 func TestClassifyPhaseSelectionTurnsAReplyIntoFacts(t *testing.T) {
 	fake := &obFake{}
 	ctx := selectionCtx(fake, graph.WorkItemLoop)
-	ctx.Event = reply("@owner", "- [ ] requirements\n- [ ] approval\n- [x] tasks\n- [x] deep-review\n- [ ] implementation\n\nThe-Loop Execute")
+	ctx.Event = eventOf("@owner", "- [ ] requirements\n- [ ] approval\n- [x] tasks\n- [x] deep-review\n- [ ] implementation\n\nThe-Loop Execute")
 	r := runSelection(t, ctx)
 	if r.Status != graph.StatusPass {
 		t.Fatalf("status = %s, want pass", r.Status)
@@ -118,7 +118,7 @@ func TestClassifyPhaseSelectionTurnsAReplyIntoFacts(t *testing.T) {
 func TestAnUnselectedOptInPhaseIsFrozenAsSkippedAndSaidOutLoud(t *testing.T) {
 	fake := &obFake{}
 	ctx := selectionCtx(fake, graph.WorkItemLoop)
-	ctx.Event = reply("@owner", "the-loop execute")
+	ctx.Event = eventOf("@owner", "the-loop execute")
 	r := runSelection(t, ctx)
 	if got := r.Data["optIns"].(map[string]any); len(got) != 0 {
 		t.Errorf("optIns = %v, want none", got)
@@ -143,7 +143,7 @@ func TestTickingInPlaceIsTheSelection(t *testing.T) {
 		"- [x] approval", "- [ ] approval",
 		"- [ ] `outer-loop-on-pull-request`", "- [x] `outer-loop-on-pull-request`",
 	).Replace(fake.Thread[0]["body"].(string))
-	ctx.Event = reply("@owner", "the-loop execute")
+	ctx.Event = eventOf("@owner", "the-loop execute")
 	r := runSelection(t, ctx)
 	if r.Data["selectionSource"] != "checklist" {
 		t.Errorf("selectionSource = %v, want checklist", r.Data["selectionSource"])
@@ -162,7 +162,7 @@ func TestAChecklistInTheReplyWinsOverTheBoxes(t *testing.T) {
 	ctx := selectionCtx(fake, graph.WorkItemLoop)
 	postPhaseSelection{}.Run(ctx)
 	fake.Thread[0]["body"] = strings.Replace(fake.Thread[0]["body"].(string), "- [x] requirements", "- [ ] requirements", 1)
-	ctx.Event = reply("@owner", "- [ ] tasks\n- [x] requirements\nthe-loop execute")
+	ctx.Event = eventOf("@owner", "- [ ] tasks\n- [x] requirements\nthe-loop execute")
 	r := runSelection(t, ctx)
 	skips := r.Data["declaredSkips"].(map[string]any)
 	if len(skips) != 1 || skips["tasks"] == nil || r.Data["selectionSource"] != "reply" {
@@ -172,7 +172,7 @@ func TestAChecklistInTheReplyWinsOverTheBoxes(t *testing.T) {
 
 func TestTheLatestAuthorizedExecuteWins(t *testing.T) {
 	ctx := selectionCtx(&obFake{}, graph.WorkItemLoop)
-	ctx.Event = reply(
+	ctx.Event = eventOf(
 		"@owner", "- [ ] tasks\nthe-loop execute",
 		"@drive-by", "- [ ] approval\nthe-loop execute",
 		"owner", "- [ ] requirements\nthe-loop execute",
@@ -183,10 +183,25 @@ func TestTheLatestAuthorizedExecuteWins(t *testing.T) {
 	}
 }
 
+func TestAnExecuteInCodeOrAQuoteSelectsNothing(t *testing.T) {
+	for _, body := range []string{
+		"- [ ] tasks\nwhen you are ready, reply `the-loop execute`",
+		"> the-loop execute\n\nnot yet, I am still choosing",
+		"```\nthe-loop execute\n```",
+	} {
+		ctx := selectionCtx(&obFake{}, graph.WorkItemLoop)
+		ctx.Event = eventOf("@owner", body)
+		r, err := classifyPhaseSelection{}.Run(ctx)
+		if err != nil || r.Status != graph.StatusWait {
+			t.Errorf("%q: status %v (%v), want a wait", body, r.Status, err)
+		}
+	}
+}
+
 func TestAContributionRecordsNoSurface(t *testing.T) {
 	fake := &obFake{}
 	ctx := selectionCtx(fake, graph.ContributionLoop)
-	ctx.Event = reply("@owner", "- [x] outer-loop-on-pull-request\nthe-loop execute")
+	ctx.Event = eventOf("@owner", "- [x] outer-loop-on-pull-request\nthe-loop execute")
 	r := runSelection(t, ctx)
 	if r.Data["surface"] != "" || r.Data["frozenGraph"].(map[string]any)["surface"] != "" {
 		t.Errorf("surface = %q, want none for a loop that was not asked", r.Data["surface"])
@@ -198,7 +213,7 @@ func TestAContributionRecordsNoSurface(t *testing.T) {
 
 func TestAPRSessionsRowFreezesItsMode(t *testing.T) {
 	ctx := selectionCtx(&obFake{}, graph.WorkItemLoop)
-	ctx.Event = reply("@owner", "- [x] pr-sessions-always\nthe-loop execute")
+	ctx.Event = eventOf("@owner", "- [x] pr-sessions-always\nthe-loop execute")
 	r := runSelection(t, ctx)
 	if r.Data["sessionPerPr"] != "always" || r.Data["frozenGraph"].(map[string]any)["sessionPerPr"] != "always" {
 		t.Errorf("sessionPerPr = %v, want always in the data and the frozen graph", r.Data["sessionPerPr"])
@@ -208,11 +223,11 @@ func TestAPRSessionsRowFreezesItsMode(t *testing.T) {
 func TestTheExecuteKeywordIsConfigurable(t *testing.T) {
 	ctx := selectionCtx(&obFake{}, graph.WorkItemLoop)
 	ctx.Settings.ExecuteKeyword = "loop go"
-	ctx.Event = reply("@owner", "the-loop execute")
+	ctx.Event = eventOf("@owner", "the-loop execute")
 	if r := runSelection(t, ctx); r.Status != graph.StatusWait {
 		t.Errorf("the default keyword answered a gate configured for another: %s", r.Status)
 	}
-	ctx.Event = reply("@owner", "LOOP GO")
+	ctx.Event = eventOf("@owner", "LOOP GO")
 	if r := runSelection(t, ctx); r.Status != graph.StatusPass {
 		t.Errorf("the configured keyword did not answer: %s", r.Status)
 	}
@@ -235,7 +250,7 @@ func TestARecordedSelectionPassesWithoutReading(t *testing.T) {
 
 func TestAnOutageSelectsTheFullProcessAndReportsTheMissingConfirmation(t *testing.T) {
 	ctx := selectionCtx(graph.NoIntegration{}, graph.WorkItemLoop)
-	ctx.Event = reply("@owner", "the-loop execute")
+	ctx.Event = eventOf("@owner", "the-loop execute")
 	r := runSelection(t, ctx)
 	if r.Status != graph.StatusPass || len(r.Data["declaredSkips"].(map[string]any)) != 0 {
 		t.Fatalf("got %s %v, want pass with no skips", r.Status, r.Data)
@@ -249,7 +264,7 @@ func TestClassifyPhaseSelectionUnderReadOnlyNeverCallsOut(t *testing.T) {
 	fake := &obFake{}
 	ctx := selectionCtx(fake, graph.WorkItemLoop)
 	ctx.ReadOnly = true
-	ctx.Event = reply("@owner", "- [ ] tasks\nthe-loop execute")
+	ctx.Event = eventOf("@owner", "- [ ] tasks\nthe-loop execute")
 	r := runSelection(t, ctx)
 	if r.Status != graph.StatusPass || r.Data["declaredSkips"].(map[string]any)["tasks"] == nil {
 		t.Errorf("got %s %v, want the reply's selection", r.Status, r.Data)

@@ -16,15 +16,19 @@ import (
 // happened elsewhere (a reply given on a chat channel, posted to the issue
 // with the operator's credentials), it appends an envelope: an invisible
 // HTML comment holding what the record is (type), where it came from
-// (source), who acted, by their id on each channel (actor), and when (ts).
+// (source), who acted, by their id on each channel (actor), when (ts), and
+// which event it records (id).
 //
-//	<!-- the-loop:event {"actor":{"github":"jc1993","slack":"U0456GHIJKL"},"source":"slack","ts":"2026-03-04T23:30:00Z","type":"gate.feedback"} -->
+//	<!-- the-loop:event {"actor":{"github":"jc1993","slack":"U0456GHIJKL"},"id":"slack:C0123ABC:1712345999.000200","source":"slack","ts":"2026-03-04T23:30:00Z","type":"gate.feedback"} -->
 //
 // StampEnvelope writes it and ParseEnvelope reads it; both live here, beside
 // the self-authored marker, so that what the-loop writes and what it
 // recognises are the same lines of code. The gates read one thing from it:
 // the actor's github id, to attribute a record to the person who answered
-// rather than the account that posted it (see filterAuthorized). The JSON
+// rather than the account that posted it (see filterAuthorized). The ledger
+// reads one more, the id, to find a record it may already have posted
+// before it posts again. An envelope written before ids were has none and
+// still reads. The JSON
 // never contains '<', '>' or '&' unescaped, so no value can close the
 // comment early or open another.
 const envelopeTag = "the-loop:event"
@@ -42,10 +46,15 @@ type Envelope struct {
 	// TS is when, as 2006-01-02T15:04:05Z; StampEnvelope fills in the
 	// current time when it is "".
 	TS string
+	// ID names the event recorded, the same however often it is recorded
+	// ("slack:C0123ABC:1712345999.000200", a Slack message by its channel
+	// and ts): what a retry finds its earlier post by. "" is no id, and is
+	// not written.
+	ID string
 }
 
 // envelopeFields are the keys an envelope's JSON may hold, and all of them.
-var envelopeFields = map[string]bool{"type": true, "source": true, "actor": true, "ts": true}
+var envelopeFields = map[string]bool{"type": true, "source": true, "actor": true, "ts": true, "id": true}
 
 // envelopePattern finds an envelope. The JSON is matched lazily up to the
 // first "}" that the comment's end follows; StampEnvelope never writes ">"
@@ -58,18 +67,18 @@ var envelopeClock = time.Now
 
 // StampEnvelope appends e to body as an envelope line after the body's
 // trailing space is trimmed: "\n\n<!-- the-loop:event {json} -->\n", the JSON
-// compact with sorted keys and only the actor's non-empty ids. An empty TS
-// is the current time in UTC.
+// compact with sorted keys and only the actor's non-empty ids; id only when
+// it is set. An empty TS is the current time in UTC.
 //
 // It is idempotent: a body whose envelope (the first, the one ParseEnvelope
-// reads) has the same type and source is returned unchanged. An envelope
+// reads) has the same type, source and id is returned unchanged. An envelope
 // without a type or a source is one ParseEnvelope would refuse, so none is
 // written: body is returned unchanged.
 func StampEnvelope(body string, e Envelope) string {
 	if e.Type == "" || e.Source == "" {
 		return body
 	}
-	if have, ok := ParseEnvelope(body); ok && have.Type == e.Type && have.Source == e.Source {
+	if have, ok := ParseEnvelope(body); ok && have.Type == e.Type && have.Source == e.Source && have.ID == e.ID {
 		return body
 	}
 	ts := e.TS
@@ -86,7 +95,11 @@ func StampEnvelope(body string, e Envelope) string {
 	// and '&' as \u003c, \u003e and \u0026: a value holding "-->" cannot
 	// end the comment. Marshalling strings and a map of strings cannot
 	// fail.
-	js, err := json.Marshal(map[string]any{"type": e.Type, "source": e.Source, "actor": actor, "ts": ts})
+	fields := map[string]any{"type": e.Type, "source": e.Source, "actor": actor, "ts": ts}
+	if e.ID != "" {
+		fields["id"] = e.ID
+	}
+	js, err := json.Marshal(fields)
 	if err != nil {
 		return body
 	}
@@ -94,9 +107,10 @@ func StampEnvelope(body string, e Envelope) string {
 }
 
 // ParseEnvelope reads the first envelope in body. It accepts exactly one
-// JSON object whose keys are only type, source, actor and ts, each at most
-// once: type and source non-empty strings, actor absent, null or an object
-// (ids that are not non-empty strings are ignored), ts absent or a string.
+// JSON object whose keys are only type, source, actor, ts and id, each at
+// most once: type and source non-empty strings, actor absent, null or an
+// object (ids that are not non-empty strings are ignored), ts and id absent
+// or strings.
 // Anything else, a later envelope included, is not an envelope: false.
 // It never panics.
 func ParseEnvelope(body string) (Envelope, bool) {
@@ -120,6 +134,8 @@ func ParseEnvelope(body string) (Envelope, bool) {
 			ok = ok && e.Source != ""
 		case "ts":
 			e.TS, ok = envelopeString(raw)
+		case "id":
+			e.ID, ok = envelopeString(raw)
 		case "actor":
 			e.Actor, ok = envelopeActor(raw)
 		}

@@ -43,6 +43,8 @@ func TestStampEnvelope(t *testing.T) {
 			"hi\n\n" + `<!-- the-loop:event {"actor":{"github":"jc1993"},"source":"slack","ts":"2026-01-02T03:04:05Z","type":"work-item.reply"} -->` + "\n"},
 		{"nobody named is an empty actor", "hi", Envelope{Type: "t", Source: "s", TS: "x"},
 			"hi\n\n" + `<!-- the-loop:event {"actor":{},"source":"s","ts":"x","type":"t"} -->` + "\n"},
+		{"an id is written beside the rest", "hi", Envelope{Type: "t", Source: "s", TS: "x", ID: "slack:C1:1.2"},
+			"hi\n\n" + `<!-- the-loop:event {"actor":{},"id":"slack:C1:1.2","source":"s","ts":"x","type":"t"} -->` + "\n"},
 		{"stamping twice changes nothing", stamped, reply, stamped},
 		{"the same type and source from someone else changes nothing", stamped,
 			Envelope{Type: reply.Type, Source: reply.Source, Actor: map[string]string{"github": "mallory"}}, stamped},
@@ -60,6 +62,11 @@ func TestStampEnvelope(t *testing.T) {
 	if other == stamped || strings.Count(other, "the-loop:event") != 2 {
 		t.Errorf("an envelope of another type was not added:\n%s", other)
 	}
+	withID := reply
+	withID.ID = "slack:C1:1.2"
+	if again := StampEnvelope(stamped, withID); again == stamped {
+		t.Errorf("an envelope of the same type and source but another id was taken for the same record:\n%s", again)
+	}
 }
 
 // TestAValueCannotCloseTheComment: whatever a chat message or an id holds,
@@ -68,7 +75,7 @@ func TestAValueCannotCloseTheComment(t *testing.T) {
 	hostile := []string{"-->", "--!>", "<!--", "</script>", "a & b", "}-->", `"} --> <!-- the-loop:event {"type":"x","source":"y"} -->`}
 	for _, v := range hostile {
 		t.Run(v, func(t *testing.T) {
-			e := Envelope{Type: "gate.feedback" + v, Source: v, Actor: map[string]string{"github": v, v: "id"}, TS: v}
+			e := Envelope{Type: "gate.feedback" + v, Source: v, Actor: map[string]string{"github": v, v: "id"}, TS: v, ID: v}
 			stamped := StampEnvelope("body", e)
 			line := strings.TrimPrefix(stamped, "body\n\n")
 			for _, c := range []string{"<", ">", "&"} {
@@ -98,6 +105,10 @@ func TestParseEnvelope(t *testing.T) {
 		{"the smallest", wrap(ok), &Envelope{Type: "gate.feedback", Source: "slack"}},
 		{"every field", wrap(`{"type":"t","source":"s","actor":{"github":"jc1993","slack":"U1"},"ts":"2026-01-02T03:04:05Z"}`),
 			&Envelope{Type: "t", Source: "s", Actor: map[string]string{"github": "jc1993", "slack": "U1"}, TS: "2026-01-02T03:04:05Z"}},
+		{"an id", wrap(`{"type":"t","source":"s","id":"slack:C0123ABC:1712345999.000200"}`),
+			&Envelope{Type: "t", Source: "s", ID: "slack:C0123ABC:1712345999.000200"}},
+		{"an envelope written before ids were reads without one", wrap(`{"actor":{"github":"jc1993"},"source":"slack","ts":"2026-01-02T03:04:05Z","type":"gate.feedback"}`),
+			&Envelope{Type: "gate.feedback", Source: "slack", Actor: map[string]string{"github": "jc1993"}, TS: "2026-01-02T03:04:05Z"}},
 		{"space and newlines inside the comment", "<!--\n  the-loop:event\n" + `{"type": "t",` + "\n" + `"source": "s"}` + "\n-->", &Envelope{Type: "t", Source: "s"}},
 		{"actor null", wrap(`{"type":"t","source":"s","actor":null}`), &Envelope{Type: "t", Source: "s"}},
 		{"actor ids that are not non-empty strings are ignored", wrap(`{"type":"t","source":"s","actor":{"github":7,"slack":"","matrix":{"a":1},"":"x","irc":"nick"}}`),
@@ -119,6 +130,9 @@ func TestParseEnvelope(t *testing.T) {
 		{"actor a list", wrap(`{"type":"t","source":"s","actor":["jc1993"]}`), nil},
 		{"ts a number", wrap(`{"type":"t","source":"s","ts":1700000000}`), nil},
 		{"ts null", wrap(`{"type":"t","source":"s","ts":null}`), nil},
+		{"id a number", wrap(`{"type":"t","source":"s","id":12}`), nil},
+		{"id null", wrap(`{"type":"t","source":"s","id":null}`), nil},
+		{"id twice", wrap(`{"type":"t","source":"s","id":"a","id":"b"}`), nil},
 		{"two objects", wrap(ok + ` {}`), nil},
 		{"an object and more", wrap(`{"type":"t","source":"s"}, 1}`), nil},
 		{"not JSON", wrap(`{type: t, source: s}`), nil},

@@ -111,8 +111,8 @@ func obCtx(in graph.Integration, node *graph.Node, dir string) *graph.Context {
 	}
 }
 
-// reply builds an event of comments, alternating author and body.
-func reply(authorBody ...string) *graph.Event {
+// eventOf builds an event of comments, alternating author and body.
+func eventOf(authorBody ...string) *graph.Event {
 	ev := &graph.Event{}
 	for i := 0; i+1 < len(authorBody); i += 2 {
 		ev.Comments = append(ev.Comments, graph.Comment{Author: authorBody[i], Body: authorBody[i+1]})

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/the-loop/the-loop/policy"
+	"github.com/the-loop/the-loop/reply"
 )
 
 // The control commands an authorized person writes in a comment to steer
@@ -91,15 +92,20 @@ type Control struct {
 }
 
 // Parse finds the control commands in a comment body. A keyword counts as a
-// whole token, anywhere in the body, in any case: neither side of it may
-// touch a letter, digit, '_', '-' or ':' (the characters keywords are made
-// of), so "the-loop start." at the end of a sentence counts and
-// "the-loop started", "the-loop do-over" and "xthe-loop start" do not. The
-// same command repeated is that command. Fenced code and quotes are not
-// stripped: only an authorized person's comment is ever parsed, and a
-// literal rule is one that person can predict.
+// whole token, anywhere in the person's own words, in any case: neither
+// side of it may touch a letter, digit, '_', '-' or ':' (the characters
+// keywords are made of), so "the-loop start." at the end of a sentence
+// counts and "the-loop started", "the-loop do-over" and "xthe-loop start"
+// do not. The same command repeated is that command. Only the person's
+// own words are read (reply.Own): a keyword in a quoted line, a fenced
+// block, an inline code span or an HTML comment (where the-loop keeps its
+// records' envelopes) is shown, not said, and commands nothing.
 func (v Vocabulary) Parse(body string) Control {
 	var c Control
+	if len(v.words) == 0 {
+		return c
+	}
+	body = reply.Own(body)
 	for _, w := range v.words {
 		if containsToken(body, w.re) {
 			c.Matched = append(c.Matched, w.command)

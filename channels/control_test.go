@@ -9,6 +9,34 @@ import (
 
 func defaultVocabulary() Vocabulary { return NewVocabulary(policy.DefaultControlKeyword) }
 
+// A keyword shown rather than said commands nothing: in code, in a quote,
+// in an HTML comment (where the-loop's records keep their envelopes).
+func TestParseNeverReadsAKeywordThePersonDidNotSay(t *testing.T) {
+	v := defaultVocabulary()
+	for _, body := range []string{
+		"`the-loop start`",
+		"FYI: anyone on the list can type `the-loop stop`.",
+		"> the-loop start\n\nquoted, and not said again",
+		"To pause it:\n\n```\nthe-loop pause\n```",
+		"~~~\nthe-loop stop\n~~~",
+		"log:\n\n    the-loop stop",
+		"<!-- the-loop stop -->",
+		"``the-loop `stop` start``",
+	} {
+		if c := v.Parse(body); c.Command != "" || c.Ambiguous || len(c.Matched) > 0 {
+			t.Errorf("Parse(%q) = %+v, want nothing", body, c)
+		}
+	}
+	// Two different keywords are still ambiguous when both are said, and
+	// one said beside one shown is the one said.
+	if c := v.Parse("the-loop stop, then the-loop start"); !c.Ambiguous {
+		t.Errorf("two said keywords: %+v, want ambiguous", c)
+	}
+	if c := v.Parse("`the-loop stop` is what I would have said; the-loop start"); c.Command != CommandStart || c.Ambiguous {
+		t.Errorf("one shown, one said: %+v, want start", c)
+	}
+}
+
 func TestParseFindsAKeywordOnlyAsAWholeToken(t *testing.T) {
 	v := defaultVocabulary()
 	for _, tc := range []struct {
@@ -17,9 +45,9 @@ func TestParseFindsAKeywordOnlyAsAWholeToken(t *testing.T) {
 		{"the-loop start", CommandStart},
 		{"the-loop start.", CommandStart},
 		{"Please, the-loop start!", CommandStart},
-		{"`the-loop start`", CommandStart},
+		{"**the-loop start**", CommandStart},
 		{"(the-loop start)", CommandStart},
-		{"> the-loop start\n\nquoted still counts", CommandStart},
+		{"> the-loop stop\n\nthe-loop start", CommandStart},
 		{"line one\nthe-loop stop\nline three", CommandStop},
 		{"the-loop started", ""},
 		{"the-loop startlater", ""},

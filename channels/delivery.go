@@ -29,6 +29,12 @@ type Delivery struct {
 	// ChannelSlack for a Slack event. Event and ID are then the channel's
 	// own (Slack's event type and event_id).
 	Channel string `json:"channel,omitempty"`
+	// Retries is how many times processing it failed before, in this run
+	// and earlier ones: 0 the first time. The queue sets it.
+	Retries int `json:"retries,omitempty"`
+	// Resumed says an earlier run queued it and did not settle it: that
+	// run may have begun processing it, and died before it was recorded.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // ChannelSlack is the Delivery.Channel of an event Slack's Events API
@@ -60,10 +66,11 @@ type Outcome struct {
 // deliveries of one Item at once.
 //
 // An error means the delivery could not be processed and changed nothing
-// (advancement fails closed): its ID is released from the de-duplication
-// store, so that GitHub's redelivery of it, which keeps the ID, is
-// processed. A delivery that was processed and chose to do nothing is an
-// Outcome with Routed false, not an error.
+// (advancement fails closed): it stays queued and is processed again
+// after a pause that grows (Delivery.Retries says how often it failed),
+// its ID still known, so a redelivery of it is a duplicate. A delivery
+// that was processed and chose to do nothing is an Outcome with Routed
+// false, not an error.
 type Processor interface {
 	Process(ctx context.Context, d Delivery) (Outcome, error)
 }

@@ -15,16 +15,18 @@ import (
 // CheckoutOrigin is owner/name of the GitHub repository the checkout at
 // root names as its origin remote, read from its git config without
 // running git; ok is false when root is no checkout, has no origin, or the
-// origin is not a GitHub repository in GitHub's charset. It is the
-// ownership proof the ingress makes before it reads or writes a bound
-// checkout: a work item's number names a spec folder, not a project.
-func CheckoutOrigin(root string) (slug string, ok bool) {
+// origin is not a repository on host (the operator's GitHub host,
+// CLIConfig.GitHubHost) in GitHub's charset. It is the ownership proof the
+// ingress makes before it reads or writes a bound checkout: a work item's
+// number names a spec folder, not a project. The checkout names its
+// origin; only the operator names the host it must be on.
+func CheckoutOrigin(root, host string) (slug string, ok bool) {
 	co, err := openCheckout(root)
 	if err != nil {
 		return "", false
 	}
 	defer co.Close()
-	owner, name, ok := checkoutOrigin(co)
+	owner, name, ok := checkoutOrigin(co, host)
 	if !ok {
 		return "", false
 	}
@@ -112,6 +114,9 @@ type Position struct {
 	Entered bool
 	// Human is set when Node is answered by a person: a reply goes to it.
 	Human bool
+	// Terminal is set when Node is its loop's last: an item there has
+	// nothing left to advance to.
+	Terminal bool
 	// EnteredAt is when the item last entered Node, as its state records
 	// it; zero when it does not, or not in a form that reads.
 	EnteredAt time.Time
@@ -140,7 +145,7 @@ func (e *Engine) Position(item string, sel Selector) (Position, error) {
 	if err != nil {
 		return Position{}, &graph.StateError{Path: path.Join(dir, graph.StateFile), Msg: fmt.Sprintf("currentNode %q is not a node of %s", p.Node, name)}
 	}
-	p.Human = n.Actor == graph.ActorHuman
+	p.Human, p.Terminal = n.Actor == graph.ActorHuman, n.Terminal
 	if rec := st.Nodes[p.Node]; rec != nil && p.Entered {
 		p.EnteredAt, _ = time.Parse(time.RFC3339Nano, rec.EnteredAt)
 	}

@@ -29,7 +29,7 @@ func TestCheckoutOriginIsTheProofOfWhoseCheckoutItIs(t *testing.T) {
 	} {
 		root := t.TempDir()
 		gitOrigin(t, root, url)
-		got, ok := CheckoutOrigin(root)
+		got, ok := CheckoutOrigin(root, DefaultGitHubHost)
 		if got != want || ok != (want != "") {
 			t.Errorf("%s: got %q %v, want %q", url, got, ok, want)
 		}
@@ -42,11 +42,11 @@ func TestCheckoutOriginIsTheProofOfWhoseCheckoutItIs(t *testing.T) {
 	os.MkdirAll(gitdir, 0o755)
 	os.WriteFile(filepath.Join(gitdir, "commondir"), []byte("../..\n"), 0o644)
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gitdir+"\n"), 0o644)
-	if got, ok := CheckoutOrigin(wt); !ok || got != "acme/shop" {
+	if got, ok := CheckoutOrigin(wt, DefaultGitHubHost); !ok || got != "acme/shop" {
 		t.Errorf("worktree: got %q %v", got, ok)
 	}
 	for _, root := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing")} {
-		if got, ok := CheckoutOrigin(root); ok {
+		if got, ok := CheckoutOrigin(root, DefaultGitHubHost); ok {
 			t.Errorf("%s: got %q", root, got)
 		}
 	}

@@ -76,7 +76,11 @@ func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
 // given (refused when the origin remote names another repository), else the
 // origin remote's, else none.
 func (e *Engine) initOrigin(github string) (owner, name string, err error) {
-	remoteOwner, remoteName, remote := checkoutOrigin(e.Checkout)
+	host, err := e.CLI.GitHubHost()
+	if err != nil {
+		return "", "", err
+	}
+	remoteOwner, remoteName, remote := checkoutOrigin(e.Checkout, host)
 	if github == "" {
 		if remote {
 			return remoteOwner, remoteName, nil

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -49,20 +48,9 @@ func originURL(co *repo.Checkout) string {
 	return ""
 }
 
-// githubRemote matches the https, ssh and scp-like forms of a GitHub URL.
-var githubRemote = lazyregexp.New(`^(?:https://(?:[^@/]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)([^/]+)/([^/]+?)(?:\.git)?/?$`)
-
 // checkoutOrigin is the owner and name of the checkout's origin remote
-// when it is a GitHub repository whose names pass ValidGitHubName; ok is
-// false otherwise.
-func checkoutOrigin(co *repo.Checkout) (owner, name string, ok bool) {
-	return parseGitHubURL(originURL(co))
-}
-
-func parseGitHubURL(url string) (owner, name string, ok bool) {
-	m := githubRemote.FindStringSubmatch(url)
-	if m == nil || !ValidGitHubName(m[1]) || !ValidGitHubName(m[2]) {
-		return "", "", false
-	}
-	return m[1], m[2], true
+// when it is a GitHub repository on host whose names pass
+// ValidGitHubName; ok is false otherwise.
+func checkoutOrigin(co *repo.Checkout, host string) (owner, name string, ok bool) {
+	return parseGitHubURL(originURL(co), host)
 }

@@ -267,9 +267,19 @@ func TestParseGitHubURL(t *testing.T) {
 		"git@github.com:acme/sh\"op.git":      "",
 		"https://github.com/acme/shop/tree/x": "",
 		"":                                    "",
+		"https://github.com:443/acme/shop":    "acme/shop",
+		"https://github.com/acme/shop.git/":   "acme/shop",
+		"https://GitHub.com/acme/shop":        "acme/shop",
+		"ssh://deploy@github.com/acme/shop":   "",
+		"git@github.com:/acme/shop":           "",
+		"https://github.com/acme/shop?x=1":    "",
+		"http://github.com/acme/shop":         "",
+		"https://github.com.evil/acme/shop":   "",
+		"https://ghe.example/acme/shop.git":   "",
+		"git@ghe.example:acme/shop.git":       "",
 	}
 	for url, want := range cases {
-		owner, name, ok := parseGitHubURL(url)
+		owner, name, ok := parseGitHubURL(url, DefaultGitHubHost)
 		got := ""
 		if ok {
 			got = owner + "/" + name

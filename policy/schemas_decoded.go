@@ -2009,8 +2009,9 @@ func decodedSchema(url string) any {
 									"type": "string",
 								},
 								"defaultHost": map[string]any{
-									"default": "github.com",
-									"type":    "string",
+									"default":     "github.com",
+									"description": "The GitHub host work items live on, a host name: a checkout is a work item's repository only when its origin remote is on it. Unset, it is the host of integrations.github.api.baseUrl (api.github.com is github.com, https://ghe.example/api/v3 is ghe.example; a loopback baseUrl names none), else github.com. Set without a baseUrl, it names a GitHub Enterprise Server whose API is https://HOST/api/v3; beside one (a proxy), it outranks it.",
+									"type":        "string",
 								},
 								"gitBinary": map[string]any{
 									"default": "git",

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/internal/lazyregexp"
+	"github.com/the-loop/the-loop/policy"
 )
 
 // maxStderrBytes bounds what is kept of gh's stderr: enough for its message.
@@ -26,10 +27,19 @@ type cliTransport struct {
 	path  string // the binary, resolved
 	shown string // the binary as configured, for messages
 	o     Options
+	// hostname is the GitHub Enterprise host gh is to ask, "" for
+	// github.com.
+	hostname string
 }
 
 func newCLI(o Options, path string) *cliTransport {
-	return &cliTransport{path: path, shown: o.Binary, o: o}
+	c := &cliTransport{path: path, shown: o.Binary, o: o}
+	// gh asks github.com unless told another host: a GitHub Enterprise
+	// Server's base URL names it.
+	if host, err := policy.GitHubWebHost(o.BaseURL); err == nil && host != policy.DefaultGitHubHost {
+		c.hostname = host
+	}
+	return c
 }
 
 func (c *cliTransport) name() string { return TransportCLI }
@@ -130,6 +140,9 @@ func (c *cliTransport) once(ctx context.Context, r request, paginate bool) (stdo
 	path := strings.TrimPrefix(r.path, "/")
 	args := []string{"api", "--method", r.method,
 		"-H", "Accept: application/vnd.github+json", "-H", "X-GitHub-Api-Version: " + apiVersion}
+	if c.hostname != "" {
+		args = append(args, "--hostname", c.hostname)
+	}
 	if paginate {
 		timeout *= 4
 		args = append(args, "--paginate")

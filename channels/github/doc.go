@@ -71,7 +71,10 @@
 // longer), a bounded number of times and for a bounded total wait, after
 // which the error names the limit. A request that can be repeated (every
 // one but posting a comment) is also retried after a 5xx or a dropped
-// connection. Answers are read up to a size; a listing follows GitHub's
+// connection. A comment is not, since its POST may have landed though its
+// answer was lost; the [Ledger] retries its own records, after searching
+// the issue for them by their envelope id, and [Transient] tells such a
+// failure from a refusal. Answers are read up to a size; a listing follows GitHub's
 // pagination only to links under the API root, up to [MaxComments]. An
 // error is an [*Error] naming the operation, the ref, the request and the
 // status, and never the token.

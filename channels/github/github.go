@@ -285,6 +285,16 @@ func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, e
 	opts := Options{Env: env, StateRoot: cli.StateRoot()}
 	opts.Transport, _ = block["transport"].(string)
 	opts.BaseURL, _ = api["baseUrl"].(string)
+	// The one GitHub host the operator works with: a defaultHost that is
+	// no host name is refused, and one given without a base URL names a
+	// GitHub Enterprise Server whose API is there too, not on github.com.
+	host, err := cli.GitHubHost()
+	if err != nil {
+		return nil, err
+	}
+	if opts.BaseURL == "" && host != policy.DefaultGitHubHost {
+		opts.BaseURL = policy.GitHubAPIBase(host)
+	}
 	opts.Binary, _ = bin["binary"].(string)
 	switch v := api["tokenEnv"].(type) {
 	case string: // the original also took one name
@@ -390,6 +400,28 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Transient reports whether err is a GitHub call that failed in a way a
+// later attempt may not: a 5xx answer, no answer at all (a dropped
+// connection, a timeout, an answer that could not be read), or a rate limit
+// the call could not wait out. Such a call may also have taken effect: a
+// POST answered 502 may have posted. A refusal (another 4xx), a missing
+// transport or a parameter the call was not given is not transient.
+func Transient(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch {
+	case e.RateLimited, e.Status >= 500:
+		return true
+	case e.Status == 0:
+		// Method is set once a request was made; Err is what went wrong
+		// on the way.
+		return e.Method != "" && e.Err != nil
+	}
+	return false
+}
 
 // Call performs op for a hook (graph.Integration). Params and results:
 //

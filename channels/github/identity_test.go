@@ -293,7 +293,7 @@ func TestTheLedgerPostsOnlyARelayUnmarked(t *testing.T) {
 	work, _ := channels.ParseRef("github:acme/shop#3")
 	l := NewLedger(in, &policy.CLIConfig{Doc: map[string]any{}})
 	for _, typ := range []string{channels.EventGateFeedback, channels.EventControl, channels.EventReply} {
-		if _, err := l.Record(Entry{Work: work, Type: typ, Source: "slack", Author: "U0456", Text: "approved"}); err != nil {
+		if _, err := l.Record(context.Background(), Entry{Work: work, Type: typ, Source: "slack", Author: "U0456", Text: "approved"}); err != nil {
 			t.Fatal(err)
 		}
 	}

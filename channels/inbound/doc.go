@@ -18,7 +18,13 @@
 //  6. record it on the ledger first, the work item's issue (see
 //     github.Ledger): a reply marked as the-loop's own and defanged, a
 //     gate answer or control command unmarked, for the webhook ingress to
-//     judge as it judges a typed comment;
+//     judge as it judges a typed comment, under the message's id
+//     (github.RecordID). When GitHub fails for now (github.Transient,
+//     after the ledger's own retries), nothing more is done: the error
+//     leaves the Slack event in serve's queue to be processed again, and
+//     the record is looked for by its id before it is posted again. A
+//     gate answer or control command GitHub refuses is dropped as
+//     unrecorded: its record was its request;
 //  7. deliver a work-item.reply, and only that, to the work item's bound
 //     session (package deliver: a URL, a command, or the inbox).
 //

@@ -3,48 +3,138 @@ package inbound
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/channels/deliver"
+	"github.com/the-loop/the-loop/channels/github"
+	"github.com/the-loop/the-loop/channels/slack/slacktest"
 )
 
 // The seed's error table, row by row, and the drops before
 // classification.
 
-// TestALedgerThatCannotWriteLeavesTheReplyProcessedAndUnmirrored: the
-// record failing is channel.mirror_failed; a gate answer is then nowhere
-// but the event log, and a reply is still delivered.
-func TestALedgerThatCannotWriteLeavesTheReplyProcessedAndUnmirrored(t *testing.T) {
+// TestALedgerThatRefusesARecordLeavesTheReplyUnmirrored: a record GitHub
+// refuses (not "try later") is channel.mirror_failed; a gate answer,
+// whose record is its request, is then dropped as unrecorded, and a reply
+// is still delivered.
+func TestALedgerThatRefusesARecordLeavesTheReplyUnmirrored(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		setup   func(w *world)
 		kind    string
+		outcome string
 		deliver bool
 	}{
-		{"a gate answer", func(w *world) { w.bind(workRef, w.checkout, "") }, channels.EventGateFeedback, false},
-		{"a reply", func(w *world) { w.bind(workRef, w.checkout, ""); w.setState("design") }, channels.EventReply, true},
+		{"a gate answer", func(w *world) { w.bind(workRef, w.checkout, "") }, channels.EventGateFeedback, DropUnrecorded, false},
+		{"a reply", func(w *world) { w.bind(workRef, w.checkout, ""); w.setState("design") }, channels.EventReply, OutcomeProcessed, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, opts{publish: gateGrant})
 			tc.setup(w)
-			w.ledger.fail = errors.New("github add-comment: 502 Bad Gateway")
+			w.ledger.fail = &github.Error{Op: github.OpAddComment, Method: "POST", Status: 404, Msg: "no such issue"}
 			res, err := w.say(memberID, "approved")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Outcome != OutcomeProcessed || res.Event != tc.kind || res.Mirrored == nil || *res.Mirrored || !strings.Contains(res.Error, "502") {
+			if res.Outcome != tc.outcome || res.Event != tc.kind || res.Mirrored == nil || *res.Mirrored || !strings.Contains(res.Error, "404") {
 				t.Fatalf("got %+v", res)
 			}
-			if f := w.events.named("channel.mirror_failed"); len(f) != 1 || !strings.Contains(f[0]["error"].(string), "502") {
+			if f := w.events.named("channel.mirror_failed"); len(f) != 1 || !strings.Contains(f[0]["error"].(string), "404") || f[0]["retry"] != false {
 				t.Errorf("channel.mirror_failed = %v", f)
 			}
 			if got := len(w.inbox()) == 1; got != tc.deliver {
 				t.Errorf("delivered = %v, want %v", got, tc.deliver)
+			}
+		})
+	}
+}
+
+// flakyLedger fails with errs, one a call, then records; it keeps every
+// entry it was given.
+type flakyLedger struct {
+	mu      sync.Mutex
+	errs    []error
+	entries []github.Entry
+}
+
+func (f *flakyLedger) Record(_ context.Context, e github.Entry) (github.Recorded, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.entries = append(f.entries, e)
+	if len(f.errs) > 0 {
+		err := f.errs[0]
+		f.errs = f.errs[1:]
+		return github.Recorded{}, err
+	}
+	return github.Recorded{CommentID: 1, Found: e.Retried}, nil
+}
+
+// TestALedgerThatFailsForNowLeavesTheDeliveryToBeProcessedAgain: a record
+// GitHub failed transiently to take (a 502 the ledger's own retries did
+// not outlast) is an error: nothing is delivered or acknowledged as done,
+// and the queue processes the event again. Then the ledger is told the
+// record may be there already, under the message's id, and the reply goes
+// on, acknowledged as received once.
+func TestALedgerThatFailsForNowLeavesTheDeliveryToBeProcessedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		state string
+		kind  string
+		inbox int
+	}{
+		{"a gate answer", "", channels.EventGateFeedback, 0},
+		{"a reply", "design", channels.EventReply, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, opts{publish: gateGrant})
+			w.bind(workRef, w.checkout, "")
+			if tc.state != "" {
+				w.setState(tc.state)
+			}
+			ledger := &flakyLedger{errs: []error{fmt.Errorf("ledger: %w", &github.Error{Op: github.OpAddComment, Method: "POST", Status: 502})}}
+			var acks []string
+			p, err := New(Config{Link: w.p.Link(), Channel: Channel{Name: channels.ChannelSlack, Enabled: true, Publish: gateGrant},
+				Ledger: ledger, Events: w.events, Ack: func(_ channels.Reply, m string) { acks = append(acks, m) },
+				Deliver: func(ctx context.Context, b bindings.Binding, m deliver.Message) (deliver.Result, error) {
+					return deliver.Deliver(ctx, w.state, b, m)
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			proc := Processor{Pipeline: p}
+			d := slackDelivery("Ev1", slacktest.Message{Channel: slackChan, User: memberID, Text: "approved", TS: "1712345999.000200", ThreadTS: threadTS})
+			if out, err := proc.Process(context.Background(), d); err == nil || !github.Transient(err) {
+				t.Fatalf("a record GitHub failed for now: %+v, %v; want a transient error", out, err)
+			}
+			if f := w.events.named("channel.mirror_failed"); len(f) != 1 || f[0]["retry"] != true {
+				t.Errorf("channel.mirror_failed = %v, want one saying it will be retried", f)
+			}
+			if n := len(w.inbox()); n != 0 || !slices.Equal(acks, []string{AckReceived}) {
+				t.Fatalf("after the failure: %d delivered, acknowledged %v; want nothing delivered, received alone", n, acks)
+			}
+			d.Retries = 1
+			out, err := proc.Process(context.Background(), d)
+			if err != nil || !out.Routed || out.Fields["kind"] != tc.kind || out.Fields["mirrored"] != true {
+				t.Fatalf("processed again: %+v, %v; want routed and mirrored", out, err)
+			}
+			if len(ledger.entries) != 2 || ledger.entries[0].Retried || !ledger.entries[1].Retried ||
+				ledger.entries[0].ID != "slack:"+slackChan+":1712345999.000200" || ledger.entries[1].ID != ledger.entries[0].ID {
+				t.Errorf("entries %+v, want the same id twice, the second retried", ledger.entries)
+			}
+			if m := w.events.named("channel.mirrored"); len(m) != 1 || m[0]["found"] != true {
+				t.Errorf("channel.mirrored = %v, want one saying the record was found", m)
+			}
+			if n := len(w.inbox()); n != tc.inbox || !slices.Equal(acks, []string{AckReceived, AckCompleted}) {
+				t.Errorf("%d delivered, acknowledged %v; want %d, received then completed", n, acks, tc.inbox)
 			}
 		})
 	}
@@ -93,6 +183,28 @@ func TestAReplyThatCannotBeDeliveredIsStillRecorded(t *testing.T) {
 	}
 	if d := w.events.named("channel.dropped"); len(d) != 1 || d[0]["reason"] != DropUndeliverable {
 		t.Errorf("channel.dropped = %v", d)
+	}
+}
+
+// TestAReplyNeitherRecordedNorDeliveredIsNotProcessed: a reply the ledger
+// refused and the session could not be handed reached nobody, so it is
+// not routed.
+func TestAReplyNeitherRecordedNorDeliveredIsNotProcessed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }))
+	defer srv.Close()
+	w := newWorld(t, opts{publish: gateGrant})
+	w.bind(workRef, w.checkout, "")
+	w.setState("design")
+	if _, err := w.store.Set(mustRef(t, workRef), bindings.Options{Deliver: &bindings.Target{URL: srv.URL + "/session"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.ledger.fail = &github.Error{Op: github.OpAddComment, Method: "POST", Status: 403, Msg: "Resource not accessible"}
+	res, err := w.say(memberID, "use option B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != DropUndeliverable || *res.Mirrored || *res.Delivered || !strings.Contains(res.Error, "record") || !strings.Contains(res.Error, "deliver") {
+		t.Fatalf("got %+v, want undeliverable, neither mirrored nor delivered", res)
 	}
 }
 

@@ -38,9 +38,14 @@ const (
 	// DropChannelDisabled: the channel is not enabled in the CLI config.
 	DropChannelDisabled = "channel-disabled"
 	// DropUndeliverable: a work-item.reply could not be handed to the
-	// session. It is recorded on the ledger all the same; the outcome is
-	// still processed.
+	// session. It is recorded on the ledger all the same, and the outcome
+	// is still processed; when the ledger refused it too, it reached
+	// nobody, and this is the outcome.
 	DropUndeliverable = "undeliverable"
+	// DropUnrecorded: a gate.feedback or control.command the ledger
+	// refused to record (GitHub said no, not "try later"): the record is
+	// the request, so without it nothing was asked of the work item.
+	DropUnrecorded = "unrecorded"
 )
 
 // Outcomes of a reply the pipeline processed, beside the drop reasons.
@@ -67,9 +72,10 @@ type Channel struct {
 // Granted reports whether a message on c may become event.
 func (c Channel) Granted(event string) bool { return slices.Contains(c.Publish, event) }
 
-// Ledger records what the pipeline classified; *github.Ledger is one.
+// Ledger records what the pipeline classified; *github.Ledger is one. An
+// error for which github.Transient holds is one a later attempt may mend.
 type Ledger interface {
-	Record(e github.Entry) (github.Recorded, error)
+	Record(ctx context.Context, e github.Entry) (github.Recorded, error)
 }
 
 // Config is what New needs. Link, Channel and Ledger are required.
@@ -162,10 +168,18 @@ type Result struct {
 }
 
 // Process takes one reply through the pipeline. An error means it could
-// not be processed and nothing was recorded or delivered: the bindings
-// could not be read, or ctx is done. Everything else, drops included, is a
-// Result.
+// not be processed and nothing was delivered: the bindings could not be
+// read, ctx is done, or the ledger failed transiently (github.Transient)
+// to record it, so that processing it again later may succeed; the record
+// is then looked for before it is posted again. Everything else, drops
+// included, is a Result.
 func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error) {
+	return p.process(ctx, r, false)
+}
+
+// process is Process; retried says an earlier attempt at this reply may
+// have got as far as recording it or acknowledging it.
+func (p *Pipeline) process(ctx context.Context, r channels.Reply, retried bool) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -199,7 +213,9 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 		p.cfg.Log.Warn("dropping a reply from someone not in routing.authorizedUsers", "channel", p.cfg.Channel.Name, "work_item", work, "actor", r.Author)
 		return p.drop(r, work.String(), DropUnauthorized, eventlog.LevelWarning, "actor", r.Author), nil
 	}
-	p.cfg.Ack(r, AckReceived)
+	if !retried {
+		p.cfg.Ack(r, AckReceived)
+	}
 	kind, gate := p.classify(r, work)
 	res := Result{Event: kind, Gate: gate, WorkItem: work.String()}
 	var needs []any
@@ -219,8 +235,17 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 		"work_item": work.String(), "actor": r.Author, "kind": kind, "gate": string(gate)})
 	res.Outcome = OutcomeProcessed
 
-	mirrored := p.record(r, work, person, kind, gate, &res)
+	mirrored, err := p.record(ctx, r, work, person, kind, gate, retried, &res)
+	if err != nil {
+		// GitHub may answer later: nothing is delivered or acknowledged
+		// now, and the delivery is processed again.
+		return Result{}, err
+	}
 	res.Mirrored = &mirrored
+	if !mirrored && kind != channels.EventReply {
+		// The record is the request: without it, nothing was asked.
+		res.Outcome = DropUnrecorded
+	}
 	if kind != channels.EventReply {
 		// The record is the request: the ledger's ingress judges a gate
 		// answer and applies a control keyword. Delivering it here too
@@ -230,6 +255,10 @@ func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error
 	}
 	delivered := p.deliver(ctx, r, b, work, &res)
 	res.Delivered = &delivered
+	if !mirrored && !delivered {
+		// Neither recorded nor handed over: it reached nobody.
+		res.Outcome = DropUndeliverable
+	}
 	p.ack(r, mirrored && delivered)
 	return res, nil
 }
@@ -286,19 +315,31 @@ func (p *Pipeline) answersOnEntry(text string) bool {
 	return strings.ContainsFunc(v.Strip(text), func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) })
 }
 
-func (p *Pipeline) record(r channels.Reply, work channels.Ref, person policy.Person, kind string, gate channels.Gate, res *Result) bool {
-	_, err := p.cfg.Ledger.Record(github.Entry{Work: work, Type: kind, Source: p.cfg.Channel.Name, Author: r.Author,
-		Person: person, Text: r.Text, Gate: gate, At: p.cfg.Now()})
+// record writes the reply on the work item's ledger, under the id of the
+// message (github.RecordID), which every attempt at it shares. A failure a
+// later attempt may mend is the error, and the reply is not processed
+// further; any other is logged and the result says so.
+func (p *Pipeline) record(ctx context.Context, r channels.Reply, work channels.Ref, person policy.Person, kind string, gate channels.Gate, retried bool, res *Result) (bool, error) {
+	rec, err := p.cfg.Ledger.Record(ctx, github.Entry{Work: work, Type: kind, Source: p.cfg.Channel.Name, Author: r.Author,
+		Person: person, Text: r.Text, Gate: gate, At: p.cfg.Now(), ID: github.RecordID(r), Retried: retried})
 	if err != nil {
-		p.cfg.Log.Warn("could not record a reply on its work item", "channel", p.cfg.Channel.Name, "work_item", work, "err", err)
+		transient := github.Transient(err)
+		p.cfg.Log.Warn("could not record a reply on its work item", "channel", p.cfg.Channel.Name, "work_item", work, "retry", transient, "err", err)
 		p.emit("channel.mirror_failed", eventlog.LevelWarning, map[string]any{"channel": p.cfg.Channel.Name,
-			"work_item": work.String(), "kind": kind, "error": err.Error()})
+			"work_item": work.String(), "kind": kind, "retry": transient, "error": err.Error()})
+		if transient {
+			return false, fmt.Errorf("record the reply on %s: %w", work, err)
+		}
 		res.Error = "record: " + err.Error()
-		return false
+		return false, nil
 	}
-	p.emit("channel.mirrored", eventlog.LevelInfo, map[string]any{"channel": p.cfg.Channel.Name,
-		"work_item": work.String(), "actor": r.Author, "kind": kind})
-	return true
+	f := map[string]any{"channel": p.cfg.Channel.Name, "work_item": work.String(), "actor": r.Author, "kind": kind}
+	if rec.Found {
+		// An earlier attempt posted it, and its answer was lost.
+		f["found"] = true
+	}
+	p.emit("channel.mirrored", eventlog.LevelInfo, f)
+	return true, nil
 }
 
 func (p *Pipeline) deliver(ctx context.Context, r channels.Reply, b bindings.Binding, work channels.Ref, res *Result) bool {

@@ -26,7 +26,10 @@ var _ channels.Processor = Processor{}
 // Process reads the event's message and takes it through the pipeline.
 // The outcome is routed when the pipeline processed the message, else
 // dropped with the pipeline's reason; an error (the bindings could not be
-// read) releases the event for Slack's retry.
+// read, GitHub failed for now to record it) leaves it queued, to be
+// processed again after a pause. A delivery processed again, or queued by
+// an earlier run, may have been recorded already: its record is looked
+// for before it is posted.
 func (p Processor) Process(ctx context.Context, d channels.Delivery) (channels.Outcome, error) {
 	if d.Channel != channels.ChannelSlack {
 		return channels.Outcome{}, fmt.Errorf("inbound: a %q delivery is not a Slack event", d.Channel)
@@ -41,7 +44,7 @@ func (p Processor) Process(ctx context.Context, d channels.Delivery) (channels.O
 	if why != "" {
 		return channels.Outcome{Reason: DropNotANewMessage, Fields: map[string]any{"why": why}}, nil
 	}
-	res, err := p.Pipeline.Process(ctx, r)
+	res, err := p.Pipeline.process(ctx, r, d.Retries > 0 || d.Resumed)
 	if err != nil {
 		return channels.Outcome{}, err
 	}

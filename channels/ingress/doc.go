@@ -39,9 +39,17 @@
 // What the Processor does is at-least-once: a delivery being processed
 // when the process dies, or processed and not yet recorded, is processed
 // again on restart. A Processor whose effects must not repeat makes them
-// idempotent on Delivery.ID. A Processor error means the delivery changed
-// nothing: its id is released (routing.dropped, reason processing-failed),
-// so GitHub's redelivery, which keeps the id, is processed. A shutdown
+// idempotent on Delivery.ID; Delivery.Retries and Delivery.Resumed say
+// when an earlier attempt may have acted. A Processor error means the
+// delivery changed nothing, and it is not lost: it stays queued, ahead of
+// its work item's later deliveries, and is processed again after a pause
+// that doubles with each failure (Options.RetryBase up to
+// Options.RetryMax), each failure counted in the queue file and logged as
+// routing.retrying. After Options.MaxTries failures in one run it is
+// parked (routing.parked) until the queue is next opened, and its work
+// item's later deliveries go on. Only an entry that cannot be read back
+// is dropped (routing.dropped, reason processing-failed, its id released
+// for a redelivery). A shutdown
 // lets deliveries being processed finish (Options.DrainTimeout, then their
 // context is cancelled and, if they fail, they stay queued) and leaves the
 // rest queued.

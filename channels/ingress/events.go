@@ -29,7 +29,7 @@ var dropLevels = map[string]string{
 
 // ownFields are the fields the ingress sets on an outcome event; a
 // Processor's Fields cannot replace them.
-var ownFields = map[string]bool{"gh_event": true, "delivery_id": true, "reason": true, "channel": true, "channel_event": true}
+var ownFields = map[string]bool{"gh_event": true, "delivery_id": true, "reason": true, "channel": true, "channel_event": true, "retries": true}
 
 // envelopeFields are the event log's own keys, which no field may use.
 var envelopeFields = map[string]bool{"ts": true, "source": true, "event": true, "level": true, "pid": true}
@@ -80,6 +80,10 @@ func (o outcome) id() string {
 // outcomeEvent is the event that says what processing s decided.
 func (q *Queue) outcomeEvent(s stored, out channels.Outcome, perr error) outcome {
 	f := baseFields(s)
+	if s.Retries > 0 {
+		// Settled after failing: how often is part of what happened.
+		f["retries"] = s.Retries
+	}
 	if perr != nil {
 		f["reason"] = DropFailed
 		f["error"] = perr.Error()

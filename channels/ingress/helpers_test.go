@@ -159,11 +159,16 @@ type recorder struct {
 	peak     int
 	delay    time.Duration
 	fail     map[string]bool
-	outcome  channels.Outcome
+	// failTimes makes a delivery fail that many more times.
+	failTimes map[string]int
+	// handed are the deliveries handed over, bodies aside, in order.
+	handed  []channels.Delivery
+	outcome channels.Outcome
 }
 
 func newRecorder() *recorder {
-	return &recorder{byItem: map[string][]string{}, active: map[string]int{}, fail: map[string]bool{}, outcome: channels.Outcome{Routed: true}}
+	return &recorder{byItem: map[string][]string{}, active: map[string]int{}, fail: map[string]bool{}, failTimes: map[string]int{},
+		outcome: channels.Outcome{Routed: true}}
 }
 
 func (r *recorder) Process(ctx context.Context, d channels.Delivery) (channels.Outcome, error) {
@@ -174,7 +179,10 @@ func (r *recorder) Process(ctx context.Context, d channels.Delivery) (channels.O
 	}
 	r.inFlight++
 	r.peak = max(r.peak, r.inFlight)
-	fail := r.fail[d.ID]
+	fail := r.fail[d.ID] || r.failTimes[d.ID] > 0
+	r.failTimes[d.ID]--
+	d.Body = nil
+	r.handed = append(r.handed, d)
 	r.mu.Unlock()
 	time.Sleep(r.delay)
 	r.mu.Lock()

@@ -38,10 +38,19 @@ const (
 	DefaultDrainTimeout = 30 * time.Second
 	// MaxBody is GitHub's own limit on a delivery's payload.
 	MaxBody = 25 << 20
+	// DefaultRetryBase is the pause before a delivery whose processing
+	// failed is processed again; it doubles with each failure.
+	DefaultRetryBase = time.Second
+	// DefaultRetryMax caps that pause.
+	DefaultRetryMax = 10 * time.Minute
+	// DefaultMaxTries bounds how many times one run processes a delivery
+	// that keeps failing: about half an hour of pauses in all.
+	DefaultMaxTries = 12
 )
 
-// DropFailed is routing.dropped's reason for a delivery whose Processor
-// returned an error: it changed nothing, and its id was released.
+// DropFailed is routing.dropped's reason for a queued delivery that could
+// not be read back from the queue file: there is nothing to process, and
+// its id is released, so a redelivery of it is processed.
 const DropFailed = "processing-failed"
 
 // Errors Accept and Serve return.
@@ -107,6 +116,14 @@ type Options struct {
 	// each built on the queue: another channel's, such as Slack's Events
 	// API, whose deliveries share the queue's guarantee.
 	Routes []Route
+	// RetryBase is the pause before a delivery whose processing failed is
+	// processed again, doubled with each failure up to RetryMax; defaults
+	// DefaultRetryBase and DefaultRetryMax.
+	RetryBase, RetryMax time.Duration
+	// MaxTries bounds how many times one run processes a delivery that
+	// keeps failing; then it is parked until the next run. Default
+	// DefaultMaxTries.
+	MaxTries int
 }
 
 // Route is an endpoint served beside the webhook path.
@@ -135,6 +152,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = DefaultDrainTimeout
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = DefaultRetryBase
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = DefaultRetryMax
+	}
+	if o.MaxTries <= 0 {
+		o.MaxTries = DefaultMaxTries
 	}
 	if o.Log == nil {
 		o.Log = eventlog.Discard
@@ -240,7 +266,7 @@ func (q *Queue) recover() error {
 			// An entry that cannot be read is queued on a lane of its own;
 			// the worker that meets it settles it as failed.
 			s, _ := decodeDelivery(v)
-			q.sched.add(job{seq: keySeq(k), id: s.ID, lane: laneOf(s.Item, keySeq(k))})
+			q.sched.add(job{seq: keySeq(k), id: s.ID, lane: laneOf(s.Item, keySeq(k)), resumed: true})
 			backlog++
 			return nil
 		})
@@ -251,7 +277,9 @@ func (q *Queue) recover() error {
 	return err
 }
 
-// Len is the number of deliveries accepted and not yet processed.
+// Len is the number of deliveries accepted and not yet processed, those
+// waiting to be processed again included, those parked until the next run
+// not.
 func (q *Queue) Len() int { return q.sched.len() }
 
 // Receipt says what Accept did with a delivery.
@@ -356,10 +384,17 @@ func (q *Queue) accept(d channels.Delivery, verified bool) (Receipt, error) {
 // Each delivery processed is settled in one transaction: its outcome
 // recorded against its id, its entry removed, its outcome event put in the
 // outbox. Then the event is written: routing.routed, or routing.dropped
-// with the Outcome's reason. A Processor error (or panic) releases the id,
-// so a redelivery is processed, and is logged as routing.dropped with
-// reason processing-failed; an error while shutting down leaves the
-// delivery queued instead.
+// with the Outcome's reason.
+//
+// A Processor error (or panic) settles nothing: the delivery stays queued,
+// its id still known, its work item's later deliveries behind it, and it
+// is processed again after a pause (Options.RetryBase, doubled with each
+// failure up to Options.RetryMax), each failure counted in the queue file
+// and logged as routing.retrying. After Options.MaxTries failures in one
+// run it is parked (routing.parked): it stays in the queue file, to be
+// processed again when the queue is next opened, and its work item's
+// later deliveries go on without it. An error while shutting down leaves
+// the delivery queued, uncounted.
 func (q *Queue) Run(ctx context.Context, p channels.Processor) error {
 	if !q.running.CompareAndSwap(false, true) {
 		return errors.New("the queue is already running")
@@ -413,15 +448,19 @@ func (q *Queue) work(run, ctx context.Context, p channels.Processor) {
 			// Nothing a processor could be handed: settled as failed,
 			// which takes it out of the queue.
 			s = stored{Delivery: channels.Delivery{ID: j.id}}
-			perr = fmt.Errorf("read the queued delivery: %w", perr)
-		} else {
-			out, perr = process(ctx, p, s.Delivery)
-		}
-		if perr != nil && ctx.Err() != nil {
-			q.opts.Logger.Warn("processing interrupted by shutdown; the delivery stays queued", "delivery_id", j.id, "err", perr)
+			q.settle(j, s, out, fmt.Errorf("read the queued delivery: %w", perr))
 			continue
 		}
-		q.settle(j, s, out, perr)
+		s.Resumed = j.resumed
+		out, perr = process(ctx, p, s.Delivery)
+		switch {
+		case perr != nil && ctx.Err() != nil:
+			q.opts.Logger.Warn("processing interrupted by shutdown; the delivery stays queued", "delivery_id", j.id, "err", perr)
+		case perr != nil:
+			q.retry(j, s, perr)
+		default:
+			q.settle(j, s, out, nil)
+		}
 	}
 }
 
@@ -494,7 +533,7 @@ func (q *Queue) settle(j job, s stored, out channels.Outcome, perr error) {
 			q.markEmitted(key)
 		}
 		if perr != nil {
-			q.opts.Logger.Error("processing failed; the delivery id is released for a redelivery", "delivery_id", s.ID, "err", perr)
+			q.opts.Logger.Error("a queued delivery cannot be read; its id is released for a redelivery", "delivery_id", s.ID, "err", perr)
 		}
 		q.sched.finish(j)
 	}
@@ -517,6 +556,50 @@ func (q *Queue) settle(j job, s stored, out channels.Outcome, perr error) {
 		}})
 	}
 	try()
+}
+
+// retry keeps a delivery whose processing failed queued: the failure is
+// counted in its entry, and it is processed again after a pause, or parked
+// until the next run once this run has tried it Options.MaxTries times.
+// The lane stays busy meanwhile, so its work item's later deliveries wait
+// behind it, until it is parked.
+func (q *Queue) retry(j job, s stored, perr error) {
+	j.tries++
+	s.Retries++
+	parked := j.tries >= q.opts.MaxTries
+	wait := min(q.opts.RetryBase<<min(j.tries-1, 30), q.opts.RetryMax)
+	f := baseFields(s)
+	f["attempt"], f["error"] = s.Retries, perr.Error()
+	key := seqKey(j.seq)
+	data, err := encodeDelivery(s)
+	q.settling.Add(1)
+	q.submit(&write{fn: func(tx *bolt.Tx) error {
+		if err != nil {
+			return err
+		}
+		qb := tx.Bucket(bucketQueue)
+		if qb.Get(key) == nil {
+			return fmt.Errorf("delivery %d is not queued", j.seq)
+		}
+		return qb.Put(key, data)
+	}, done: func(werr error) {
+		defer q.settling.Done()
+		if werr != nil {
+			// Counted in memory only: the next run counts from what the
+			// file says.
+			q.opts.Logger.Error("cannot count a failed delivery in the queue file", "delivery_id", s.ID, "err", werr)
+		}
+		if parked {
+			q.opts.Logger.Error("processing keeps failing; the delivery is parked in the queue until the next start", "delivery_id", s.ID, "tries", j.tries, "err", perr)
+			q.emit("routing.parked", eventlog.LevelError, f)
+			q.sched.finish(j)
+			return
+		}
+		f["retry_in"] = wait.String()
+		q.opts.Logger.Warn("processing failed; the delivery stays queued and is processed again after a pause", "delivery_id", s.ID, "attempt", s.Retries, "retry_in", wait, "err", perr)
+		q.emit("routing.retrying", eventlog.LevelWarning, f)
+		q.sched.later(j, wait)
+	}})
 }
 
 // Close stops the queue: Run returns once its deliveries in flight are

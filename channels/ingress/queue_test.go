@@ -176,29 +176,95 @@ func TestADisabledEventIsDroppedBeforeDeduplicationAndNotQueued(t *testing.T) {
 	}
 }
 
-func TestFailedProcessingReleasesTheIDSoARedeliveryIsProcessed(t *testing.T) {
-	e := newEnv(t, Options{})
+// retrying are the routing.retrying and routing.parked events of id, as
+// "event attempt retry_in".
+func (e *env) retrying(id string) []string {
+	var out []string
+	for _, l := range e.events() {
+		if ev := l.str("event"); (ev == "routing.retrying" || ev == "routing.parked") && l.str("delivery_id") == id {
+			out = append(out, fmt.Sprint(ev, " ", l["attempt"], " ", l["retry_in"]))
+		}
+	}
+	return out
+}
+
+// TestAFailedDeliveryStaysQueuedAndIsRetriedWithBackoff: processing that
+// fails changes nothing and loses nothing: the delivery stays queued, its
+// id known (a redelivery is a duplicate), its item's next delivery behind
+// it, and it is processed again after a pause that doubles up to the cap,
+// each failure logged, until it succeeds; its one outcome says how often
+// it failed.
+func TestAFailedDeliveryStaysQueuedAndIsRetriedWithBackoff(t *testing.T) {
+	e := newEnv(t, Options{RetryBase: 20 * time.Millisecond, RetryMax: 40 * time.Millisecond})
+	p := newRecorder()
+	p.failTimes["d1"] = 3
+	e.run(p)
+	e.accept("d1", "github:acme/shop#1")
+	e.accept("d2", "github:acme/shop#1")
+	if rc := e.accept("d1", "github:acme/shop#1"); rc.Dropped != channels.DropDuplicateDelivery {
+		t.Errorf("a redelivery while d1 waits to be retried: dropped %q, want duplicate-delivery", rc.Dropped)
+	}
+	e.waitIdle()
+	if got := p.processed(); !slices.Equal(got, []string{"d1", "d1", "d1", "d1", "d2"}) {
+		t.Errorf("processed %v, want d1 four times, then d2 behind it", got)
+	}
+	want := []string{"routing.retrying 1 20ms", "routing.retrying 2 40ms", "routing.retrying 3 40ms"}
+	if got := e.retrying("d1"); !slices.Equal(got, want) {
+		t.Errorf("retries logged %q, want %q", got, want)
+	}
+	out := e.outcomes()["d1"]
+	if len(out) != 1 || out[0].str("event") != "routing.routed" || out[0]["retries"] != float64(3) {
+		t.Fatalf("outcomes %v, want one routing.routed after 3 retries", out)
+	}
+	var retries []int
+	for _, d := range p.handed {
+		if d.ID == "d1" {
+			retries = append(retries, d.Retries)
+		}
+	}
+	if !slices.Equal(retries, []int{0, 1, 2, 3}) {
+		t.Errorf("d1 was handed over with Retries %v, want 0 1 2 3", retries)
+	}
+}
+
+// TestADeliveryThatKeepsFailingIsParkedThenProcessedOnTheNextStart: the
+// retries of one run are bounded; then the delivery is parked, never
+// dropped: it stays in the queue file with its failures counted, its
+// item's later deliveries go on, and the next start processes it again,
+// resumed.
+func TestADeliveryThatKeepsFailingIsParkedThenProcessedOnTheNextStart(t *testing.T) {
+	e := newEnv(t, Options{RetryBase: time.Millisecond, MaxTries: 3})
 	p := newRecorder()
 	p.fail["d1"] = true
 	e.run(p)
 	e.accept("d1", "github:acme/shop#1")
+	e.accept("d2", "github:acme/shop#1")
 	e.waitIdle()
-	out := e.outcomes()["d1"]
-	if len(out) != 1 || out[0].str("reason") != DropFailed || out[0].str("error") == "" || out[0].str("level") != "error" {
-		t.Fatalf("outcome %v, want one routing.dropped processing-failed with the error", out)
+	if got := p.processed(); !slices.Equal(got, []string{"d1", "d1", "d1", "d2"}) {
+		t.Errorf("processed %v, want d1 three times, then d2", got)
 	}
-	p.mu.Lock()
-	p.fail["d1"] = false
-	p.mu.Unlock()
-	if rc := e.accept("d1", "github:acme/shop#1"); rc.Dropped != "" {
-		t.Fatalf("redelivery: got dropped %q, want queued", rc.Dropped)
+	if got, want := e.retrying("d1"), []string{"routing.retrying 1 1ms", "routing.retrying 2 2ms", "routing.parked 3 <nil>"}; !slices.Equal(got, want) {
+		t.Errorf("logged %q, want %q", got, want)
 	}
+	if out := e.outcomes()["d1"]; len(out) != 0 {
+		t.Fatalf("a parked delivery has outcomes %v, want none yet", out)
+	}
+	if rc := e.accept("d1", "github:acme/shop#1"); rc.Dropped != channels.DropDuplicateDelivery {
+		t.Errorf("a redelivery of a parked delivery: dropped %q, want duplicate-delivery", rc.Dropped)
+	}
+	e.close()
+	e.open()
+	if e.q.Len() != 1 {
+		t.Fatalf("%d queued after the restart, want the parked d1", e.q.Len())
+	}
+	p2 := newRecorder()
+	e.run(p2)
 	e.waitIdle()
-	if got := p.processed(); !slices.Equal(got, []string{"d1", "d1"}) {
-		t.Fatalf("processed %v, want d1 twice", got)
+	if len(p2.handed) != 1 || p2.handed[0].ID != "d1" || p2.handed[0].Retries != 3 || !p2.handed[0].Resumed {
+		t.Fatalf("the next start handed over %+v, want d1 resumed after 3 failures", p2.handed)
 	}
-	if n := e.count("routing.routed", ""); n != 1 {
-		t.Fatalf("got %d routed, want the redelivery's", n)
+	if out := e.outcomes()["d1"]; len(out) != 1 || out[0].str("event") != "routing.routed" || out[0]["retries"] != float64(3) {
+		t.Fatalf("outcomes %v, want one routing.routed", out)
 	}
 }
 
@@ -209,12 +275,17 @@ func (panicker) Process(context.Context, channels.Delivery) (channels.Outcome, e
 }
 
 func TestAProcessorPanicIsAFailure(t *testing.T) {
-	e := newEnv(t, Options{})
+	e := newEnv(t, Options{RetryBase: time.Millisecond, MaxTries: 2})
 	e.run(panicker{})
 	e.accept("d1", "")
 	e.waitIdle()
-	if out := e.outcomes()["d1"]; len(out) != 1 || out[0].str("reason") != DropFailed {
-		t.Fatalf("outcome %v, want processing-failed", out)
+	if got := e.retrying("d1"); len(got) != 2 || got[1] != "routing.parked 2 <nil>" {
+		t.Fatalf("logged %q, want a retry, then parked", got)
+	}
+	for _, l := range e.events() {
+		if l.str("event") == "routing.retrying" && !strings.Contains(l.str("error"), "panicked: boom") {
+			t.Errorf("routing.retrying %v does not say the processor panicked", l)
+		}
 	}
 }
 
@@ -463,5 +534,29 @@ func TestAnEmptyOrDamagedQueueFileIsRefusedNotStartedAfresh(t *testing.T) {
 	if q, err := OpenQueue(garbage, Options{}); err == nil {
 		q.Close()
 		t.Error("a file of garbage opened as a queue")
+	}
+}
+
+// TestAQueuedEntryThatCannotBeReadIsSettledAsFailed: there is nothing to
+// hand a processor, so retrying cannot help: the entry is taken out of the
+// queue and logged processing-failed.
+func TestAQueuedEntryThatCannotBeReadIsSettledAsFailed(t *testing.T) {
+	e := newEnv(t, Options{RetryBase: time.Millisecond})
+	e.accept("d1", "github:acme/shop#1")
+	e.close()
+	db, err := bolt.Open(e.dbPath(), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketQueue).Put(seqKey(1), []byte{0xff, 0xff}) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	e.open()
+	p := newRecorder()
+	e.run(p)
+	e.waitIdle()
+	if n := e.count("routing.dropped", DropFailed); n != 1 || len(p.processed()) != 0 || e.count("routing.retrying", "") != 0 {
+		t.Errorf("%d processing-failed drops, %d processed, want the unreadable entry settled as failed, unprocessed and unretried", n, len(p.processed()))
 	}
 }

@@ -3,6 +3,7 @@ package ingress
 import (
 	"strconv"
 	"sync"
+	"time"
 )
 
 // job is one queued delivery waiting for a worker.
@@ -10,6 +11,10 @@ type job struct {
 	seq  uint64
 	id   string
 	lane string
+	// tries is how many times this run has processed it and failed.
+	tries int
+	// resumed: an earlier run queued it.
+	resumed bool
 }
 
 // laneOf is the lane a delivery is serialized in: its work item, or a lane
@@ -31,10 +36,11 @@ type scheduler struct {
 	ready   []string // lanes with a job and no worker, oldest first
 	pending int      // jobs added and not finished
 	stopped bool
+	timers  map[*time.Timer]bool // pauses before a job is taken again
 }
 
 func newScheduler() *scheduler {
-	s := &scheduler{lanes: map[string][]job{}, busy: map[string]bool{}}
+	s := &scheduler{lanes: map[string][]job{}, busy: map[string]bool{}, timers: map[*time.Timer]bool{}}
 	s.cond.L = &s.mu
 	return s
 }
@@ -88,12 +94,40 @@ func (s *scheduler) finish(j job) {
 	s.cond.Signal()
 }
 
+// later gives j, which take returned, back to its lane's head after d:
+// the lane stays busy until then, so nothing behind j overtakes it.
+func (s *scheduler) later(j job, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	s.lanes[j.lane][0] = j
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.timers, t)
+		if s.stopped {
+			return
+		}
+		delete(s.busy, j.lane)
+		s.ready = append(s.ready, j.lane)
+		s.cond.Signal()
+	})
+	s.timers[t] = true
+}
+
 // stop makes every take, waiting or to come, return false. Jobs not taken
 // stay where they are: in the queue file.
 func (s *scheduler) stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopped = true
+	for t := range s.timers {
+		t.Stop()
+	}
+	clear(s.timers)
 	s.cond.Broadcast()
 }
 

@@ -106,13 +106,15 @@ type storedHead struct {
 	Item     string    `json:"item,omitempty"`
 	Action   string    `json:"action,omitempty"`
 	Received time.Time `json:"received"`
+	// Retries is how many times processing it has failed.
+	Retries int `json:"retries,omitempty"`
 }
 
 // encodeDelivery lays a delivery out as a length-prefixed JSON head and
 // the body's bytes as they came. The body is not re-encoded: encoding/json
 // would compact and escape it, and it must stay exactly as signed.
 func encodeDelivery(s stored) ([]byte, error) {
-	head, err := json.Marshal(storedHead{ID: s.ID, Event: s.Event, Channel: s.Channel, Item: s.Item, Action: s.Action, Received: s.Received})
+	head, err := json.Marshal(storedHead{ID: s.ID, Event: s.Event, Channel: s.Channel, Item: s.Item, Action: s.Action, Received: s.Received, Retries: s.Retries})
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func decodeDelivery(v []byte) (stored, error) {
 	}
 	body := append([]byte(nil), v[w+int(n):]...)
 	return stored{
-		Delivery: channels.Delivery{ID: h.ID, Event: h.Event, Channel: h.Channel, Body: body, Item: h.Item, Received: h.Received},
+		Delivery: channels.Delivery{ID: h.ID, Event: h.Event, Channel: h.Channel, Body: body, Item: h.Item, Received: h.Received, Retries: h.Retries},
 		Action:   h.Action,
 	}, nil
 }

@@ -40,9 +40,22 @@
 // the work item's own, is handed to the human gate the work item waits at,
 // through policy.Engine.Advance: the work item's own loop, or for a comment
 // on a linked pull request that pull request's inner loop
-// (pdlc-pr-loop). A work item not at a human gate is left alone
-// (not-at-gate); one with no spec folder too (no-spec-dir, with a
-// graph.skipped event), though its repository is adopted all the same.
+// (pdlc-pr-loop). A work item at an agent's (or code's) node hears the
+// comment as the original's dispatcher has it heard: it is delivered to
+// where the binding says the work item's messages go (its URL, its
+// command, else its inbox; package deliver), then the node is advanced
+// with it, so that work the comment reports done moves the item on; a node
+// just entered, or a loop that is over, is not advanced. A delivery that
+// fails is logged (channel.dropped, undeliverable) and the advance runs
+// all the same. A work item with no spec folder is left alone
+// (no-spec-dir, with a graph.skipped event), though its repository is
+// adopted all the same.
+//
+// The bound checkout is the work item's own only when its origin remote
+// names the work item's repository on the operator's GitHub host
+// (policy.CLIConfig.GitHubHost: github.com, or the GitHub Enterprise
+// Server of integrations.github.api.baseUrl or routing.workspace.
+// defaultHost); an origin on any other host is foreign-checkout.
 //
 // # Faults
 //
@@ -50,14 +63,15 @@
 // written, the checkout's harness config or state file cannot be read, a
 // hook module cannot load, the item's lock is held, its state cannot be
 // written) leaves the graph as it was, is logged and recorded as
-// graph.link_failed, and is returned as an error: the ingress then releases
-// the delivery id so that GitHub's redelivery of it is processed. A
-// decision (every drop above) is an Outcome, because a redelivery would
+// graph.link_failed, and is returned as an error: the ingress then keeps
+// the delivery queued and processes it again after a pause. A decision
+// (every drop above) is an Outcome, because processing it again would
 // reach it again. A comment by an authorized author when the login
 // the-loop posts with cannot be learned (GitHub down, the token refused)
 // is returned as an error too, and logged, before any graph is read: it
 // may be the-loop's own echo or the operator's word, and is neither
-// guessed nor lost. The login is asked again with the next comment. Acknowledgement fails open: the reactions on the
+// guessed nor lost. The login is asked again when it is processed again.
+// Acknowledgement fails open: the reactions on the
 // comment (routing.reactions: eyes when the-loop acts on it, hooray when it
 // moved the graph, confused when it was refused or failed) go through the
 // integration's add-reaction operation, and one that cannot be posted is

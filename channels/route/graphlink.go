@@ -59,22 +59,23 @@ func (l *Link) held(b bindings.Binding) string {
 }
 
 // owned is the ownership proof: the bound checkout's origin remote is the
-// work item's repository. A work item's number names a spec folder, not a
-// project, so without it any repository's issue #12 would drive the
-// issue-12 of whatever checkout is bound. It runs before anything reads
-// the checkout, and fails closed: no checkout, no origin, an origin that
-// is not GitHub are all "not proved".
+// work item's repository, on the operator's GitHub host (github.com, or a
+// GitHub Enterprise Server: policy.CLIConfig.GitHubHost). A
+// work item's number names a spec folder, not a project, so without it any
+// repository's issue #12 would drive the issue-12 of whatever checkout is
+// bound. It runs before anything reads the checkout, and fails closed: no
+// checkout, no origin, an origin on another host are all "not proved".
 func (l *Link) owned(t *target) (origin string, ok bool) {
 	if fi, err := os.Stat(t.binding.Repo); err != nil || !fi.IsDir() {
 		return "", false
 	}
-	origin, ok = policy.CheckoutOrigin(t.binding.Repo)
+	origin, ok = policy.CheckoutOrigin(t.binding.Repo, l.host)
 	return origin, ok && strings.EqualFold(origin, t.work.Repository())
 }
 
 func (l *Link) foreign(t *target, origin, action string) {
 	if origin == "" {
-		origin = "no GitHub origin remote"
+		origin = "no origin remote on " + l.host
 	}
 	l.log.Warn("the bound checkout is not a checkout of the work item's repository; not driving a graph in it",
 		"work_item", t.work, "checkout", t.binding.Repo, "origin", origin, "action", action)
@@ -329,10 +330,9 @@ func (r *Router) answer(ctx context.Context, in *inbound, t *target) (channels.O
 		return r.fault(in, t, "advance", err)
 	}
 	if next == nil {
-		if kv != nil {
-			return routed(t.fields(in, kv...)), nil
-		}
-		return dropped(DropNotAtGate, t.fields(in, "node", pos.Node)), nil
+		// Not at a human gate: an ordinary comment for whoever works
+		// the node.
+		return r.atWork(ctx, e, in, t, item, sel, pos, kv)
 	}
 	return routed(t.fields(in, append(kv, next...)...)), nil
 }

@@ -311,21 +311,6 @@ func TestExecuteIsHandedToTheGate(t *testing.T) {
 	}
 }
 
-func TestACommentOnAnItemNotAtAHumanGateIsNotAnAnswer(t *testing.T) {
-	e := newEnv(t, "")
-	e.bind("github:acme/shop#12", channels.CommandStart)
-	e.process(newComment("d1", "acme/shop", 12, "alice", "Approved").build())
-	before := e.read("docs/specs/issue-12/graph-state.json")
-	out, err := e.process(newComment("d2", "acme/shop", 12, "alice", "Approved").build())
-	wantDropped(t, out, err, DropNotAtGate)
-	if out.Fields["node"] != "design" {
-		t.Errorf("fields = %v", out.Fields)
-	}
-	if e.read("docs/specs/issue-12/graph-state.json") != before {
-		t.Error("an agent's node was evaluated on a comment")
-	}
-}
-
 func TestAnItemWithNoSpecFolderIsSkippedButItsRepositoryAdopted(t *testing.T) {
 	e := newEnv(t, "")
 	e.bind("github:acme/shop#99", channels.CommandStart)

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/channels/deliver"
 	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
@@ -29,6 +31,11 @@ type Link struct {
 	events      graph.Emitter
 	bindings    *bindings.Store
 	vocabulary  channels.Vocabulary
+	// host is the GitHub host a bound checkout's origin must be on
+	// (policy.CLIConfig.GitHubHost).
+	host string
+	// deliver hands a comment to a work item's target.
+	deliver deliverFunc
 }
 
 // NewLink builds the link cfg describes: the one constructor of the
@@ -37,6 +44,10 @@ func NewLink(cfg Config) (*Link, error) {
 	if cfg.CLI == nil {
 		return nil, errors.New("route: no CLI config")
 	}
+	host, err := cfg.CLI.GitHubHost()
+	if err != nil {
+		return nil, fmt.Errorf("route: %w", err)
+	}
 	l := &Link{
 		cli:         cfg.CLI,
 		integration: cfg.Integration,
@@ -44,6 +55,7 @@ func NewLink(cfg Config) (*Link, error) {
 		events:      cfg.Events,
 		bindings:    cfg.Bindings,
 		vocabulary:  channels.VocabularyOf(cfg.CLI),
+		host:        host,
 	}
 	if l.integration == nil {
 		l.integration = graph.NoIntegration{}
@@ -56,6 +68,12 @@ func NewLink(cfg Config) (*Link, error) {
 	}
 	if l.bindings == nil {
 		l.bindings = bindings.Open(cfg.CLI.StateRoot())
+	}
+	if l.deliver = cfg.Deliver; l.deliver == nil {
+		root := cfg.CLI.StateRoot()
+		l.deliver = func(ctx context.Context, b bindings.Binding, m deliver.Message) (deliver.Result, error) {
+			return deliver.Deliver(ctx, root, b, m)
+		}
 	}
 	return l, nil
 }
@@ -73,6 +91,8 @@ type Settings struct {
 	// Commands are the control commands the vocabulary recognises, each
 	// with its keyword.
 	Commands map[string]string
+	// GitHubHost is the host a bound checkout's origin must be on.
+	GitHubHost string
 }
 
 // Settings reports what l reads graphs under.
@@ -84,6 +104,7 @@ func (l *Link) Settings() Settings {
 		ControlEnabled:  l.cli.ControlEnabled(),
 		RequireStart:    l.cli.RequireStartCommand(),
 		Commands:        map[string]string{},
+		GitHubHost:      l.host,
 	}
 	for _, c := range channels.Commands {
 		if l.vocabulary.Recognises(c) {

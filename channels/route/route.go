@@ -12,6 +12,7 @@ import (
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/bindings"
+	"github.com/the-loop/the-loop/channels/deliver"
 	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/policy"
@@ -47,8 +48,10 @@ const (
 	DropNoCheckout = "no-checkout"
 	// DropNoSpecDir: the work item has no spec folder in its checkout.
 	DropNoSpecDir = "no-spec-dir"
-	// DropNotAtGate: the work item is not at a human gate, so a comment
-	// is not an answer to anything.
+	// DropNotAtGate: the work item was not at a human gate. The router no
+	// longer drops such a comment (it is delivered, then the node is
+	// advanced: see Router.Process); the reason stays for readers of
+	// event logs written before.
 	DropNotAtGate = "not-at-gate"
 	// DropReplayed: the ingress already acted on this comment; a delivery
 	// carrying it again, under whatever delivery id, changes nothing.
@@ -87,6 +90,10 @@ type Config struct {
 	// the-loop's comments by the marker alone: right only when nothing
 	// posts with the credential of an authorized login.
 	Identity func(ctx context.Context) (string, error)
+	// Deliver hands an ordinary comment on a work item at an agent's node
+	// to the work item's target; nil is deliver.Deliver under CLI's state
+	// root.
+	Deliver func(ctx context.Context, b bindings.Binding, m deliver.Message) (deliver.Result, error)
 }
 
 // Router processes webhook deliveries: it finds the bound work item a
@@ -138,8 +145,9 @@ func New(cfg Config) (*Router, error) {
 // by the login the-loop posts with that is not a ledger relay), then anyone not on
 // routing.authorizedUsers (unauthorized-actor; an empty list denies
 // everyone, and so does an event that names nobody). A new comment that
-// passes is then a control command, or an answer for the gate the work item
-// waits at.
+// passes is then a control command, an answer for the gate the work item
+// waits at, or, at an agent's node, a message delivered to the work item's
+// target before the node is advanced.
 //
 // An error means the delivery could not be processed and may be tried
 // again, the graph left as it was: the bindings could not be read or

@@ -230,7 +230,8 @@ func TestDeliveriesOfOneWorkItemAreProcessedOneAtATime(t *testing.T) {
 			t.Errorf("delivery %d: %v", i, errs[i])
 		case outs[i].Routed && outs[i].Fields["to"] == "design":
 			moved++
-		case outs[i].Reason != DropNotAtGate:
+		case !outs[i].Routed || outs[i].Fields["node"] != "design" || outs[i].Fields["delivery"] != "inbox":
+			// the rest reach the agent's node the first moved it to
 			t.Errorf("delivery %d: %+v", i, outs[i])
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/the-loop/the-loop/channels/ingress"
+	"strings"
 
 	"github.com/the-loop/the-loop/channels"
 )
@@ -117,8 +118,9 @@ const (
 	NotAMessage = "not-a-message"
 	// NotANewMessage: a message event that is not a message written: an
 	// edit (message_changed), a deletion (message_deleted), a join, a topic
-	// change, ... Only a plain message, a thread reply also sent to the
-	// channel (thread_broadcast) and a bot's (bot_message) are.
+	// change, ... Only a plain message, a message with files (file_share),
+	// a thread reply also sent to the channel (thread_broadcast) and a
+	// bot's (bot_message) are.
 	NotANewMessage = "not-a-new-message"
 	// NoAuthor: neither a user nor a bot wrote it.
 	NoAuthor = "no-author"
@@ -131,8 +133,12 @@ const (
 	MalformedEvent = "malformed-event"
 )
 
-// newMessage are the message subtypes that are a message written.
-var newMessage = map[string]bool{"": true, "thread_broadcast": true, "bot_message": true}
+// newMessage are the message subtypes that are a message written. A
+// message someone sends with a file attached is file_share, not a plain
+// message: its text is what they wrote beside the file, and a threaded
+// answer given with a screenshot is still an answer. The files themselves
+// are not read.
+var newMessage = map[string]bool{"": true, "file_share": true, "thread_broadcast": true, "bot_message": true}
 
 // ReplyOf is the channels.Reply a message event carries, or an empty Reply
 // and why the envelope carries none (NotAMessage, NotANewMessage, ...).
@@ -185,8 +191,28 @@ func ReplyOf(env Envelope) (channels.Reply, string) {
 		Thread:    thread,
 		TS:        m.TS,
 		Author:    m.User,
-		Text:      m.Text,
+		Text:      quotesOf(m.Text),
 		TopLevel:  thread == m.TS,
 		Bot:       m.BotID != "" || m.Subtype == "bot_message",
 	}, ""
+}
+
+// quotesOf gives back the quote marks of a message's text. Slack sends a
+// block quote as "&gt; " (it escapes '<', '>' and '&' in every message);
+// a reader that did not see it as a quote would read the quoted words as
+// the person's own. Only a '>' opening a line is given back: a '<' left
+// escaped can never open an HTML comment, so a message can never carry
+// an envelope of its own into the ledger's record.
+func quotesOf(text string) string {
+	if !strings.Contains(text, "&gt;") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, " ")
+		if after, ok := strings.CutPrefix(rest, "&gt;"); ok {
+			lines[i] = l[:len(l)-len(rest)] + ">" + after
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -3,6 +3,8 @@ package slack_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -95,6 +97,9 @@ func TestReplyOf(t *testing.T) {
 		{name: "a reply in a thread is in that thread",
 			body: msg(slacktest.Message{Channel: "C0123", User: "U0456", Text: "looks good", TS: "1700000100.000200", ThreadTS: "1700000000.000100"}),
 			want: channels.Reply{Channel: "slack", ChannelID: "C0123", Thread: "1700000000.000100", TS: "1700000100.000200", Author: "U0456", Text: "looks good"}},
+		{name: "Slack's escaped quote marks a quote again, and nothing else is unescaped",
+			body: msg(slacktest.Message{Channel: "C0123", User: "U0456", Text: "&gt; approved\n  &gt; lgtm\nnot yet &gt; &lt;!-- x --&gt; &amp;", TS: "1700000100.000200", ThreadTS: "1700000000.000100"}),
+			want: channels.Reply{Channel: "slack", ChannelID: "C0123", Thread: "1700000000.000100", TS: "1700000100.000200", Author: "U0456", Text: "> approved\n  > lgtm\nnot yet &gt; &lt;!-- x --&gt; &amp;"}},
 		{name: "a top-level message is its own thread",
 			body: msg(slacktest.Message{Channel: "C0123", User: "U0456", Text: "new idea", TS: "1700000000.000100"}),
 			want: channels.Reply{Channel: "slack", ChannelID: "C0123", Thread: "1700000000.000100", TS: "1700000000.000100", Author: "U0456", Text: "new idea", TopLevel: true}},
@@ -116,6 +121,18 @@ func TestReplyOf(t *testing.T) {
 			reason: slack.NotANewMessage},
 		{name: "a deletion is not a new message",
 			body:   msg(slacktest.Message{Channel: "C0123", Subtype: "message_deleted", TS: "4.0"}),
+			reason: slack.NotANewMessage},
+		{name: "a message with a file is a message",
+			body: msg(slacktest.Message{Channel: "C0123", User: "U0456", Subtype: "file_share", Text: "approved, screenshot attached", TS: "2.0", ThreadTS: "1.0"}),
+			want: channels.Reply{Channel: "slack", ChannelID: "C0123", Thread: "1.0", TS: "2.0", Author: "U0456", Text: "approved, screenshot attached"}},
+		{name: "a bot's message with a file is a bot's",
+			body: msg(slacktest.Message{Channel: "C0123", BotID: "B0789", Subtype: "file_share", TS: "2.0", ThreadTS: "1.0"}),
+			want: channels.Reply{Channel: "slack", ChannelID: "C0123", Thread: "1.0", TS: "2.0", Bot: true}},
+		{name: "a file comment is not a new message",
+			body:   msg(slacktest.Message{Channel: "C0123", User: "U0456", Subtype: "file_comment", TS: "4.0", ThreadTS: "1.0"}),
+			reason: slack.NotANewMessage},
+		{name: "a /me message stays what it was, not a new message",
+			body:   msg(slacktest.Message{Channel: "C0123", User: "U0456", Subtype: "me_message", TS: "4.0", ThreadTS: "1.0"}),
 			reason: slack.NotANewMessage},
 		{name: "a join is not a new message",
 			body:   msg(slacktest.Message{Channel: "C0123", User: "U0456", Subtype: "channel_join", TS: "4.0"}),
@@ -151,6 +168,7 @@ func FuzzParseEvent(f *testing.F) {
 		slacktest.URLVerification("challenge"),
 		slacktest.MessageEvent("Ev1", slacktest.Message{Channel: "C1", User: "U1", TS: "1.0", ThreadTS: "0.5", Text: "hi"}),
 		slacktest.MessageEvent("Ev2", slacktest.Message{Channel: "C1", BotID: "B1", Subtype: "bot_message", TS: "1.0"}),
+		slacktest.MessageEvent("Ev4", slacktest.Message{Channel: "C1", User: "U1", Subtype: "file_share", TS: "1.0", ThreadTS: "0.5", Text: "see file"}),
 		slacktest.EventCallback("Ev3", map[string]any{"type": "message", "subtype": "message_changed", "message": map[string]any{"text": "x"}}),
 		[]byte(`{"type":"app_rate_limited","team_id":"T1"}`),
 		[]byte(`{"type":"event_callback","event_id":"E","event":{"type":"message","ts":null,"channel":{}}}`),
@@ -200,4 +218,40 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("reason %q with a reply %+v", reason, r)
 		}
 	})
+}
+
+// TestSlackSDKMessagesWithFilesAndBroadcastsAreReplies holds ReplyOf to the
+// message events Slack's own SDKs test with (testdata/README.md names
+// them): a threaded reply with a file attached (file_share) and a thread
+// reply also sent to the channel (thread_broadcast) are replies in their
+// thread, by their author, with the text they wrote.
+func TestSlackSDKMessagesWithFilesAndBroadcastsAreReplies(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		want channels.Reply
+	}{
+		{"message_file_share_in_thread.json", channels.Reply{Channel: "slack", ChannelID: "C111", Thread: "1595552279.000600",
+			TS: "1595552503.001300", Author: "W111", Text: "This is the text in the message"}},
+		{"message_thread_broadcast.json", channels.Reply{Channel: "slack", ChannelID: "C123ABC456", Thread: "1673464730.703009",
+			TS: "1673464745.620769", Author: "U123ABC456", Text: "broadcasting this reply"}},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var event map[string]any
+			if err := json.Unmarshal(data, &event); err != nil {
+				t.Fatal(err)
+			}
+			env, err := slack.ParseEvent(slacktest.EventCallback("Ev0SDK", event))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, reason := slack.ReplyOf(env)
+			if reason != "" || got != tt.want {
+				t.Errorf("ReplyOf =\n %+v, %q\nwant %+v, a reply", got, reason, tt.want)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -19,12 +20,12 @@ import (
 	"github.com/the-loop/the-loop/repo"
 )
 
-// octokitComment is GitHub's own example of an issue_comment created
+// octokitEcho is GitHub's own example of an issue_comment created
 // delivery (octokit/webhooks, see testdata/README.md), edited to carry c
 // on acme/shop#12.
-func octokitComment(t *testing.T, c githubtest.Comment) []byte {
+func octokitEcho(t *testing.T, c githubtest.Comment) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "octokit", "api.github.com", "issue_comment", "created.payload.json"))
+	data, err := os.ReadFile(filepath.Join("testdata", "octokit", "issue_comment.created.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestTheLoopNeverAnswersItself(t *testing.T) {
 		}
 	}
 	work, _ := channels.ParseRef(e2eWorkItem)
-	if _, err := github.NewLedger(gh, cli).Record(github.Entry{Work: work, Type: channels.EventReply, Source: "slack", Author: e2eSlackUser, Text: "approved", At: time.Now()}); err != nil {
+	if _, err := github.NewLedger(gh, cli).Record(context.Background(), github.Entry{Work: work, Type: channels.EventReply, Source: "slack", Author: e2eSlackUser, Text: "approved", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -166,7 +167,7 @@ func TestTheLoopNeverAnswersItself(t *testing.T) {
 	// --- GitHub delivers each: every one is the-loop's own
 	for i, c := range posted {
 		id := "d-echo-" + string(rune('a'+i))
-		r.postGitHub(id, "issue_comment", octokitComment(t, c))
+		r.postGitHub(id, "issue_comment", octokitEcho(t, c))
 		if got := r.outcome(id); got != "dropped self-authored" {
 			t.Errorf("the echo of\n%s\nis %s, want dropped self-authored", c.Body, got)
 		}
@@ -230,7 +231,7 @@ func TestTheLoopNeverAnswersItself(t *testing.T) {
 	if code != 0 {
 		t.Errorf("check --replies github after jc1993's approval: exit %d, want 0\n%s%s", code, stdout, stderr)
 	}
-	r.postGitHub("d-approve", "issue_comment", octokitComment(t, approval))
+	r.postGitHub("d-approve", "issue_comment", octokitEcho(t, approval))
 	if got := r.outcome("d-approve"); got != "routed" {
 		t.Fatalf("jc1993's approval: %s, want routed\n%s", got, r.stderr.String())
 	}

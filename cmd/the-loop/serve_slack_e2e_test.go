@@ -641,3 +641,122 @@ func TestServeReadsSlackOnlyThroughTheEventsAPI(t *testing.T) {
 	}
 	r.stop()
 }
+
+// TestASlackApprovalSurvivesA502FromGitHub: jc1993 approves on Slack, and
+// GitHub answers the ledger's POST with a 502: before it posted, after it
+// posted (the proxy gave up waiting), or for longer than the ledger waits.
+// Each time the record is on the issue exactly once, under the envelope id
+// of the Slack message; the event is routed once, and only once it was
+// recorded; and GitHub's webhook for the record moves the gate.
+func TestASlackApprovalSurvivesA502FromGitHub(t *testing.T) {
+	const comments = "/repos/acme/shop/issues/12/comments"
+	for _, tc := range []struct {
+		name    string
+		fault   githubtest.Fault
+		posts   int  // POSTs of the record GitHub saw
+		found   bool // the ledger found the record a lost answer hid
+		retries int  // times the queue processed the event again
+	}{
+		{"a 502 before GitHub posted", githubtest.Fault{Method: "POST", Path: comments, Status: 502}, 2, false, 0},
+		{"a 502 after GitHub posted", githubtest.Fault{Method: "POST", Path: comments, Status: 502, Applied: true}, 1, true, 0},
+		{"502s for longer than the ledger waits", githubtest.Fault{Method: "POST", Path: comments, Status: 502, Times: 3}, 4, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startSlackRig(t, rigOptions{publish: []string{"work-item.reply", "gate.feedback"}})
+			if got := r.write("d-start", "jc1993", "the-loop start"); got != "routed" {
+				t.Fatalf("start: %s, want routed\n%s", got, r.stderr.String())
+			}
+			before := len(r.comments())
+			r.gh.Fail(tc.fault)
+			const ts = "1712345999.000900"
+			if got := r.postSlack("Ev07APPROVE", e2eSlackUser, ts, "approved"); got != "routed" {
+				t.Fatalf("the Slack approval: %s, want routed\n%s", got, r.stderr.String())
+			}
+			if got := r.outcomes("slack:Ev07APPROVE", 1); len(got) != 1 {
+				t.Errorf("outcomes %v, want one", got)
+			}
+			posts := 0
+			for _, c := range r.gh.Calls() {
+				if c.Method == "POST" && c.Path == comments {
+					posts++
+				}
+			}
+			if posts != tc.posts {
+				t.Errorf("%d POSTs of the record, want %d", posts, tc.posts)
+			}
+			after := r.comments()
+			if len(after) != before+1 {
+				t.Fatalf("the issue got %d records, want exactly 1: %+v", len(after)-before, after[before:])
+			}
+			rec := after[before]
+			if env, ok := builtins.ParseEnvelope(rec.Body); !ok || env.ID != "slack:"+e2eChannel+":"+ts || env.Type != "gate.feedback" || env.Actor["github"] != "jc1993" {
+				t.Errorf("envelope %+v (%v), want jc1993's gate.feedback under the Slack message's id", env, ok)
+			}
+			mirrored := r.events("channel.mirrored")
+			if len(mirrored) != 1 || (mirrored[0]["found"] == true) != tc.found {
+				t.Errorf("channel.mirrored %v, want one, found %v", mirrored, tc.found)
+			}
+			retrying := r.events("routing.retrying")
+			if len(retrying) != tc.retries {
+				t.Errorf("routing.retrying %v, want %d", retrying, tc.retries)
+			}
+			for _, rt := range retrying {
+				if rt["delivery_id"] != "slack:Ev07APPROVE" || !strings.Contains(fmt.Sprint(rt["error"]), "502") {
+					t.Errorf("routing.retrying %v, want the event and GitHub's 502", rt)
+				}
+			}
+			if tc.retries > 0 {
+				routed := r.events("routing.routed")
+				if last := routed[len(routed)-1]; last["delivery_id"] != "slack:Ev07APPROVE" || last["retries"] != float64(tc.retries) {
+					t.Errorf("routing.routed %v, want the event's, after %d retries", last, tc.retries)
+				}
+			}
+			want := []string{e2eChannel + " " + ts + " eyes", e2eChannel + " " + ts + " white_check_mark"}
+			if got := r.reactions(); !slices.Equal(got, want) {
+				t.Errorf("Slack reactions %q, want %q", got, want)
+			}
+			if got := r.comment("d-record", rec); got != "routed" {
+				t.Fatalf("the record's webhook: %s, want routed\n%s", got, r.stderr.String())
+			}
+			if n := r.node(); n != "design" {
+				t.Fatalf("issue-12 is at %q after the record of jc1993's approval, want design\n%s", n, r.stderr.String())
+			}
+		})
+	}
+}
+
+// TestASlackApprovalWithAFileIsHeard: a threaded answer with a screenshot
+// attached is a file_share message, in the shape Slack's Java SDK tests
+// (channels/slack/testdata): it is read as the approval it is.
+func TestASlackApprovalWithAFileIsHeard(t *testing.T) {
+	r := startSlackRig(t, rigOptions{publish: []string{"work-item.reply", "gate.feedback"}})
+	if got := r.write("d-start", "jc1993", "the-loop start"); got != "routed" {
+		t.Fatalf("start: %s, want routed\n%s", got, r.stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "channels", "slack", "testdata", "message_file_share_in_thread.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var event map[string]any
+	if err := json.Unmarshal(data, &event); err != nil {
+		t.Fatal(err)
+	}
+	event["channel"], event["user"], event["ts"], event["thread_ts"], event["text"] = e2eChannel, e2eSlackUser, "1712345999.001000", e2eThreadTS, "approved, screenshot attached"
+	if status := r.sendSlack(slacktest.EventCallback("Ev08FILE", event), "slack-s3cret"); status != http.StatusOK {
+		t.Fatalf("status %d, want 200", status)
+	}
+	if got := r.outcome("slack:Ev08FILE"); got != "routed" {
+		t.Fatalf("the approval with a file: %s, want routed\n%s", got, r.stderr.String())
+	}
+	cs := r.comments()
+	rec := cs[len(cs)-1]
+	if !strings.Contains(rec.Body, "\n> approved, screenshot attached\n") {
+		t.Fatalf("the record does not quote the answer:\n%s", rec.Body)
+	}
+	if got := r.comment("d-record", rec); got != "routed" {
+		t.Fatalf("the record's webhook: %s, want routed\n%s", got, r.stderr.String())
+	}
+	if n := r.node(); n != "design" {
+		t.Errorf("issue-12 is at %q, want design", n)
+	}
+}

@@ -119,7 +119,11 @@ func (c *SessionsBindCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	store, _, err := g.store()
+	store, cli, err := g.store()
+	if err != nil {
+		return err
+	}
+	host, err := cli.GitHubHost()
 	if err != nil {
 		return err
 	}
@@ -141,10 +145,10 @@ func (c *SessionsBindCmd) Run(g *Globals, out *Output) error {
 	b := ch.Binding
 	rep := bindReport{Ref: b.Ref, Repo: b.Repo, Slack: b.Slack, Deliver: b.Deliver, Unchanged: ch.Unchanged, Previous: ch.Previous}
 	if b.HasCheckout() {
-		rep.Origin, _ = policy.CheckoutOrigin(b.Repo)
+		rep.Origin, _ = policy.CheckoutOrigin(b.Repo, host)
 		if !strings.EqualFold(rep.Origin, ref.Repository()) {
 			// Bound all the same: the operator may be about to add the remote.
-			origin := "has no GitHub origin remote"
+			origin := "has no origin remote on " + host
 			if rep.Origin != "" {
 				origin = "has the origin " + rep.Origin
 			}

@@ -88,6 +88,10 @@ type Fault struct {
 	Header map[string]string
 	Body   string
 	Times  int
+	// Applied serves the request before it answers with the fault: the
+	// comment is posted, and the caller still hears a 502, as when GitHub
+	// did the work and the proxy in front of it gave up waiting.
+	Applied bool
 }
 
 // DefaultLogin is the login of the token's user on a new Server.
@@ -263,28 +267,33 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.log != nil {
 		fmt.Fprintln(s.log, call.String())
 	}
-	if f := s.fault(call); f != nil {
-		for k, v := range f.Header {
-			w.Header().Set(k, v)
+	f := s.fault(call)
+	if f == nil || f.Applied {
+		out := http.ResponseWriter(httptest.NewRecorder())
+		if f == nil {
+			out = w
 		}
-		w.WriteHeader(f.Status)
-		io.WriteString(w, f.Body)
-		return
+		switch m := match(path); {
+		case s.token != "" && call.Authorization != "Bearer "+s.token:
+			answer(out, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
+		case path == "/user" && r.Method == http.MethodGet:
+			answer(out, http.StatusOK, map[string]any{"login": s.login, "id": 1, "type": "User"})
+		case m.kind == "":
+			notFound(out)
+		case m.kind != "comment-reactions" && s.issues[m.key] == nil:
+			notFound(out)
+		default:
+			s.route(out, r, m, call)
+		}
+		if f == nil {
+			return
+		}
 	}
-	if s.token != "" && call.Authorization != "Bearer "+s.token {
-		answer(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
-		return
+	for k, v := range f.Header {
+		w.Header().Set(k, v)
 	}
-	switch m := match(path); {
-	case path == "/user" && r.Method == http.MethodGet:
-		answer(w, http.StatusOK, map[string]any{"login": s.login, "id": 1, "type": "User"})
-	case m.kind == "":
-		notFound(w)
-	case m.kind != "comment-reactions" && s.issues[m.key] == nil:
-		notFound(w)
-	default:
-		s.route(w, r, m, call)
-	}
+	w.WriteHeader(f.Status)
+	io.WriteString(w, f.Body)
 }
 
 // fault is the first installed fault matching call, used up by one.
