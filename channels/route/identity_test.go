@@ -1,10 +1,14 @@
 package route
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/channels"
@@ -120,4 +124,52 @@ func TestACommentThatCannotBeToldFromTheLoopsOwnIsKeptForARetry(t *testing.T) {
 	if after := e.read("docs/specs/issue-12/graph-state.json"); after != before {
 		t.Errorf("the echo changed the state:\n%s", after)
 	}
+}
+
+func TestTheRouterSaysWhoTheLoopPostsAs(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		login string
+		err   error
+		want  string
+	}{
+		{"an authorized login", "alice", nil, "which routing.authorizedUsers names"},
+		{"another login", "loop-bot", nil, "the-loop posts on GitHub as loop-bot"},
+		{"no user", "", nil, "no user's"},
+		{"not learned", "", errors.New("github get-user: GET /user: 502 Bad Gateway"), "asked again with the next comment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, "")
+			var log syncBuffer
+			id := &identity{login: tc.login, err: tc.err}
+			if _, err := New(Config{CLI: e.router.cli, Integration: e.in, Identity: id.answer, Log: slog.New(slog.NewTextHandler(&log, nil))}); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for !strings.Contains(log.String(), tc.want) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the router did not log %q:\n%s", tc.want, log.String())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// syncBuffer is a buffer safe for a logger's goroutine and the test's.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -86,7 +86,8 @@ type Config struct {
 	// Identity, when set, answers the login of the account Integration
 	// posts with, as github.Integration.Identity does ("" when it is no
 	// user's). A comment by that login is the-loop's own even without the
-	// marker, unless it is a ledger relay of a person's words. Nil tells
+	// marker, unless it is a ledger relay of a person's words. New asks it
+	// at once, in the background, and logs what it answered. Nil tells
 	// the-loop's comments by the marker alone: right only when nothing
 	// posts with the credential of an authorized login.
 	Identity func(ctx context.Context) (string, error)
@@ -136,7 +137,37 @@ func New(cfg Config) (*Router, error) {
 	if len(r.cli.AuthorizedUsers()) == 0 {
 		r.log.Warn("routing.authorizedUsers names no GitHub login: no comment will be acted on until it names someone")
 	}
+	if r.identity != nil {
+		go r.learnIdentity()
+	}
 	return r, nil
+}
+
+// identityAtStart bounds the router's first question of who the-loop
+// posts as.
+const identityAtStart = 30 * time.Second
+
+// learnIdentity asks, once the router is built, who the-loop posts as,
+// so that the first comment need not wait for it, and says what it
+// learned. A failure is logged, and the login asked again with the first
+// comment that needs it: never a reason not to serve.
+func (r *Router) learnIdentity() {
+	ctx, cancel := context.WithTimeout(context.Background(), identityAtStart)
+	defer cancel()
+	login, err := r.identity(ctx)
+	switch {
+	case err != nil:
+		r.log.Warn("could not learn the GitHub login the-loop posts with; it is asked again with the next comment, and until then a comment by an authorized login is kept for a retry", "err", err)
+	case login == "":
+		r.log.Info("the GitHub credential is no user's: the-loop's comments are told by their marker")
+	case builtins.IsAuthorized(login, r.cli.AuthorizedUsers()):
+		// The usual set-up, so that the ledger's relays of chat answers
+		// land; but the operator typing on GitHub as that login is not
+		// heard, and should know it.
+		r.log.Warn("the-loop posts on GitHub as "+login+", which routing.authorizedUsers names: that login's comments are the-loop's own and answer nothing (but the ledger's relays of chat answers); answer gates on GitHub from another account", "login", login)
+	default:
+		r.log.Info("the-loop posts on GitHub as "+login+": that login's comments are the-loop's own, but for the ledger's relays", "login", login)
+	}
 }
 
 // Process decides what one delivery does, in the original tool's order:
