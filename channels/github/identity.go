@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -174,7 +175,7 @@ func (in *Integration) keepIdentity(cred, login string) {
 }
 
 func (in *Integration) identityPath() string {
-	return strings.TrimRight(in.stateRoot, string(os.PathSeparator)) + string(os.PathSeparator) + IdentityFile
+	return filepath.Join(in.stateRoot, filepath.FromSlash(IdentityFile))
 }
 
 // readIdentities reads IdentityFile under root; a missing file or root
