@@ -40,7 +40,10 @@ func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	if len(comments) == 0 {
 		return graph.Wait(classifyFeedbackName, waitingFor(ctx, "no authorized feedback yet")), nil
 	}
-	outcome := fbClassify(comments)
+	outcome := reviewDecision(comments)
+	if outcome == "" {
+		outcome = fbClassify(comments)
+	}
 	if outcome == "" {
 		return graph.Wait(classifyFeedbackName, "the feedback so far does not decide; the gate stays open"), nil
 	}
@@ -76,4 +79,32 @@ func fbClassify(comments []graph.Comment) string {
 		return graph.OutcomeApproved
 	}
 	return ""
+}
+
+// reviewDecision is what the pull request reviews among comments decided,
+// read before any body: a reviewer who chose "Request changes" or
+// "Approve" from GitHub's menu said so whatever the text. Requested
+// changes outrank an approval; an approving review is then read as if its
+// text began with "approved", so that other comments, a hedge or requested
+// changes beside it are judged as fbClassify judges them. "" when no
+// review decided (a commented review is read by its body alone).
+//
+// A stopgap kept apart from fbClassify until the reply reader reads
+// graph.Comment.Review itself.
+func reviewDecision(comments []graph.Comment) string {
+	approved := false
+	read := make([]graph.Comment, len(comments))
+	for i, c := range comments {
+		switch c.Review {
+		case graph.ReviewChangesRequested:
+			return graph.OutcomeChangesRequested
+		case graph.ReviewApproved:
+			approved, c.Body = true, "approved\n"+c.Body
+		}
+		read[i] = c
+	}
+	if !approved {
+		return ""
+	}
+	return fbClassify(read)
 }
