@@ -90,8 +90,6 @@ func (c rawComment) reviewState() string {
 	return graph.ReviewState(c.State)
 }
 
-
-
 func (c rawComment) login() string {
 	for _, raw := range []json.RawMessage{c.Author, c.User} {
 		var s string

@@ -498,7 +498,6 @@ func (in *inbound) selfAuthored() string {
 	return ""
 }
 
-
 // commandText is the part of a comment body control keywords are looked
 // for in: the person's own words in a record the ledger relayed from a chat
 // channel (as the gates read it, builtins.RelayedWords), so that the
