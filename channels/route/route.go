@@ -19,9 +19,10 @@ import (
 // channels.DropNoWorkItem, DropSelfAuthored and DropUnauthorizedActor. Each
 // is a decision a redelivery would reach again, so none is an error.
 const (
-	// DropNotANewComment: not a newly created issue or pull request
-	// comment. Only a comment a person just wrote asks anything of the
-	// graph; an edit or deletion of one does not say it again.
+	// DropNotANewComment: not a reply. Only what a person writes asks
+	// anything of the graph: a comment written, a review submitted, or one
+	// of them edited, deleted or dismissed (see edits.go); an issue
+	// labelled or a pull request opened asks nothing.
 	DropNotANewComment = "not-a-new-comment"
 	// DropControlAmbiguous: the comment carried two different control
 	// keywords, so neither was applied and it went nowhere else.
