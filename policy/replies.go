@@ -11,10 +11,12 @@ import (
 
 // The integration operations Check performs: the listing of a work item's
 // thread, {ref} -> {comments: [...]}, and for a pull request's inner loop
-// the listing of its reviews, {ref} -> {reviews: [...]}.
+// the listings of its reviews, {ref} -> {reviews: [...]}, and of the
+// comments on its diff, {ref} -> {comments: [...]}.
 const (
-	opListComments = "list-comments"
-	opListReviews  = "list-reviews"
+	opListComments       = "list-comments"
+	opListReviews        = "list-reviews"
+	opListReviewComments = "list-review-comments"
 )
 
 // ReplyError is a work item whose replies could not be read: Check cannot
@@ -32,8 +34,9 @@ func (e *ReplyError) Error() string {
 func (e *ReplyError) Unwrap() error { return e.Err }
 
 // replySource is how Check reads the replies of sel's loop: a work item's
-// thread, and for a pull request's inner loop its conversation and its
-// reviews, in the order they were written.
+// thread, and for a pull request's inner loop its conversation, its
+// reviews and the comments on its diff, in the order they were written:
+// what the ingress hears on a pull request.
 func (e *Engine) replySource(sel Selector) graph.ReplySource {
 	if sel.PR == 0 {
 		return e.readReplies
@@ -43,11 +46,15 @@ func (e *Engine) replySource(sel Selector) graph.ReplySource {
 		if _, _, _, perr := graph.ParseRef(item.Ref); err != nil || perr != nil {
 			return replies, err // no thread to read, which readReplies noted
 		}
-		res, err := e.replies.Call(opListReviews, map[string]any{"ref": item.Ref})
+		reviews, err := e.replies.Call(opListReviews, map[string]any{"ref": item.Ref})
 		if err != nil {
 			return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
 		}
-		return mergeReplies(replies, listedReviews(res)), nil
+		onDiff, err := e.replies.Call(opListReviewComments, map[string]any{"ref": item.Ref})
+		if err != nil {
+			return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+		}
+		return mergeReplies(mergeReplies(replies, listedReviews(reviews)), builtins.ListedReplies(onDiff)), nil
 	}
 }
 

@@ -20,6 +20,7 @@ type reviewing struct {
 	calls    []string
 	comments []any
 	reviews  []any
+	diff     []any
 	failing  error
 }
 
@@ -34,6 +35,9 @@ func (f *reviewing) Call(op string, params map[string]any) (map[string]any, erro
 			return nil, f.failing
 		}
 		return map[string]any{"reviews": f.reviews}, nil
+	}
+	if op == opListReviewComments {
+		return map[string]any{"comments": f.diff}, nil
 	}
 	return map[string]any{"comments": f.comments}, nil
 }
@@ -65,32 +69,36 @@ func TestCheckReadsAPullRequestsReviewsForItsInnerLoop(t *testing.T) {
 		name     string
 		comments []any
 		reviews  []any
+		diff     []any
 		status   string
 		outcome  string
 	}{
 		{"an approval with no words", nil, []any{
 			map[string]any{"author": "alice", "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T11:00:00Z"},
-		}, "pass", "approved"},
+		}, nil, "pass", "approved"},
 		{"a request for changes outranks an earlier approving comment", []any{
 			map[string]any{"author": "alice", "body": "approved", "created_at": "2026-03-09T10:55:00Z"},
 		}, []any{
 			map[string]any{"author": "alice", "body": "one more thing", "state": "CHANGES_REQUESTED", "submitted_at": "2026-03-09T11:00:00Z"},
-		}, "block", "changes-requested"},
+		}, nil, "block", "changes-requested"},
 		{"a review before the gate opened answered something else", nil, []any{
 			map[string]any{"author": "alice", "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T10:00:00Z"},
-		}, "wait", ""},
+		}, nil, "wait", ""},
 		{"dismissed and pending reviews are not read, nor a silent comment", nil, []any{
 			map[string]any{"author": "alice", "body": "LGTM", "state": "DISMISSED", "submitted_at": "2026-03-09T11:00:00Z"},
 			map[string]any{"author": "alice", "body": "LGTM", "state": "PENDING"},
 			map[string]any{"author": "alice", "body": " ", "state": "COMMENTED", "submitted_at": "2026-03-09T11:01:00Z"},
-		}, "wait", ""},
+		}, nil, "wait", ""},
 		{"an approval by someone not on the allowlist", nil, []any{
 			map[string]any{"user": map[string]any{"login": "mallory"}, "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T11:00:00Z"},
-		}, "wait", ""},
+		}, nil, "wait", ""},
+		{"a comment on the diff, read by its words", nil, nil, []any{
+			map[string]any{"author": "alice", "body": "LGTM", "created_at": "2026-03-09T11:00:00Z"},
+		}, "pass", "approved"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, cli := prLoopRepo(t)
-			fake := &reviewing{comments: tc.comments, reviews: tc.reviews}
+			fake := &reviewing{comments: tc.comments, reviews: tc.reviews, diff: tc.diff}
 			e, err := Open(Options{Repo: root, CLIConfig: cli, Events: discard{}, Replies: fake})
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +111,7 @@ func TestCheckReadsAPullRequestsReviewsForItsInnerLoop(t *testing.T) {
 			if n.Status != tc.status || (tc.outcome != "" && n.Outcome != tc.outcome) {
 				t.Errorf("got %s %s (%v), want %s %s", n.Status, n.Outcome, n.Messages, tc.status, tc.outcome)
 			}
-			if want := []string{"list-comments github:acme/shop#30", "list-reviews github:acme/shop#30"}; !slices.Equal(fake.calls, want) {
+			if want := []string{"list-comments github:acme/shop#30", "list-reviews github:acme/shop#30", "list-review-comments github:acme/shop#30"}; !slices.Equal(fake.calls, want) {
 				t.Errorf("calls %v, want %v", fake.calls, want)
 			}
 		})

@@ -40,7 +40,6 @@ var DefaultTokenEnv = []string{"GH_TOKEN", "GITHUB_TOKEN"}
 const (
 	OpAddComment       = "add-comment"
 	OpListComments     = "list-comments"
-	OpListReviews      = "list-reviews"
 	OpSetLabels        = "set-labels"
 	OpAddLabels        = "add-labels"
 	OpRemoveLabel      = "remove-label"
@@ -54,9 +53,16 @@ const (
 	opGetLabels = "get-labels"
 )
 
+// The operations check reads a pull request's reviews with: its reviews,
+// and the comments on its diff.
+const (
+	OpListReviews        = "list-reviews"
+	OpListReviewComments = "list-review-comments"
+)
+
 // Operations lists what Call performs, sorted.
 var Operations = []string{OpAddComment, OpAddLabels, OpAddReaction, OpListComments, OpListLabels,
-	OpListReviews, OpRemoveLabel, OpRequestReviewers, OpSetLabels}
+	OpListReviewComments, OpListReviews, OpRemoveLabel, OpRequestReviewers, OpSetLabels}
 
 // Reactions are the contents GitHub accepts for a reaction.
 var Reactions = []string{"+1", "-1", "confused", "eyes", "heart", "hooray", "laugh", "rocket"}
@@ -375,6 +381,7 @@ func (e *Error) Unwrap() error { return e.Err }
 //	add-comment       {ref, body}                      -> {id, author, body, created_at}
 //	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, updated_at?}]}
 //	list-reviews      {ref}                            -> {reviews: [{id, author, body, state, submitted_at?}]}  ref is the pull request
+//	list-review-comments {ref}                         -> {comments: [...]}  as list-comments, the comments on the pull request's diff
 //	add-labels        {ref, labels}                    -> {labels}  the labels after
 //	set-labels        {ref, labels, replacePrefix?}    -> {labels}  add, then take off the other labels with the prefix
 //	remove-label      {ref, label}                     -> {labels}
@@ -411,8 +418,12 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 			return nil, err
 		}
 		return commentMap(c), nil
-	case OpListComments:
-		cs, err := in.Comments(ctx, ref)
+	case OpListComments, OpListReviewComments:
+		list := in.Comments
+		if op == OpListReviewComments {
+			list = in.ReviewComments
+		}
+		cs, err := list(ctx, ref)
 		if err != nil {
 			return nil, err
 		}

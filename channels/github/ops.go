@@ -100,11 +100,21 @@ func (in *Integration) AddComment(ctx context.Context, ref Ref, body string) (Co
 // Comments lists every comment on the issue or pull request, oldest
 // first, following pagination.
 func (in *Integration) Comments(ctx context.Context, ref Ref) ([]Comment, error) {
-	t, err := in.via(OpListComments, ref)
+	return in.comments(ctx, OpListComments, ref, issuePath(ref)+"/comments")
+}
+
+// ReviewComments lists every comment on the pull request's diff (its
+// review comments), oldest first, following pagination.
+func (in *Integration) ReviewComments(ctx context.Context, ref Ref) ([]Comment, error) {
+	return in.comments(ctx, OpListReviewComments, ref, fmt.Sprintf("/repos/%s/%s/pulls/%d/comments", ref.Owner, ref.Repo, ref.Number))
+}
+
+func (in *Integration) comments(ctx context.Context, op string, ref Ref, path string) ([]Comment, error) {
+	t, err := in.via(op, ref)
 	if err != nil {
 		return nil, err
 	}
-	r := request{op: OpListComments, ref: ref.String(), method: http.MethodGet, path: issuePath(ref) + "/comments", repeatable: true}
+	r := request{op: op, ref: ref.String(), method: http.MethodGet, path: path, repeatable: true}
 	items, err := t.list(ctx, r, MaxComments)
 	if err != nil {
 		return nil, err

@@ -132,3 +132,21 @@ func TestTheCLITransportListsReviews(t *testing.T) {
 		t.Errorf("gh %q, want %q", argv, want)
 	}
 }
+
+func TestListReviewCommentsReadsThePullRequestsDiffComments(t *testing.T) {
+	srv := fakeGitHub(t, githubtest.Issue{})
+	srv.AddIssue("acme/shop#30", githubtest.Issue{ReviewComments: []githubtest.Comment{
+		{Author: "alice", Body: "LGTM", UpdatedAt: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)}}})
+	in, _ := apiTo(t, srv.URL)
+	res, err := in.Call(OpListReviewComments, map[string]any{"ref": "github:acme/shop#30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := res["comments"].([]any)
+	if len(cs) != 1 || cs[0].(map[string]any)["body"] != "LGTM" || cs[0].(map[string]any)["updated_at"] != "2026-01-02T00:00:00Z" {
+		t.Errorf("comments %v", cs)
+	}
+	if got := calls(srv); !slices.Equal(got, []string{"GET /repos/acme/shop/pulls/30/comments?per_page=100"}) {
+		t.Errorf("calls %v", got)
+	}
+}

@@ -1,6 +1,6 @@
 // Package githubtest is a fake of the part of GitHub's REST API the-loop
-// uses: issue comments, labels and reactions, review requests and a pull
-// request's reviews. It
+// uses: issue comments, labels and reactions, review requests, and a pull
+// request's reviews and diff comments. It
 // keeps its issues in memory, records every call, and can be told to fail
 // a request the way GitHub does (a rate limit, a 404, a 5xx), so that the
 // GitHub integration and the commands built on it are tested without the
@@ -41,8 +41,9 @@ type Issue struct {
 	Reviewers     []string `json:"reviewers"`
 	TeamReviewers []string `json:"teamReviewers"`
 	// Reviews are a pull request's reviews, as its reviews listing
-	// answers them.
-	Reviews []Review `json:"reviews"`
+	// answers them, and ReviewComments the comments on its diff.
+	Reviews        []Review  `json:"reviews"`
+	ReviewComments []Comment `json:"reviewComments"`
 }
 
 // Review is one pull request review. Its State is GitHub's REST spelling,
@@ -196,6 +197,10 @@ func (s *Server) AddIssue(ref string, is Issue) {
 	for i := range is.Comments {
 		s.number(&is.Comments[i])
 	}
+	is.ReviewComments = slices.Clone(is.ReviewComments)
+	for i := range is.ReviewComments {
+		s.number(&is.ReviewComments[i])
+	}
 	s.issues[strings.TrimPrefix(ref, "github:")] = &is
 }
 
@@ -246,7 +251,7 @@ var (
 	labelPath    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels/([^/]+)$`)
 	commentPath  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)/reactions$`)
 	reviewerPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/requested_reviewers$`)
-	reviewsPath  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
+	reviewsPath  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/(reviews|comments)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -299,7 +304,7 @@ func (s *Server) fault(call Call) *Fault {
 }
 
 type route struct {
-	kind  string // comments, labels, reactions, label, comment-reactions, reviewers, reviews
+	kind  string // comments, labels, reactions, label, comment-reactions, reviewers, reviews, review-comments
 	key   string // owner/repo#number, for the issue routes
 	slug  string
 	extra string // a label name, or a comment id
@@ -320,7 +325,11 @@ func match(path string) route {
 		return route{kind: "reviewers", key: m[1] + "/" + m[2] + "#" + m[3]}
 	}
 	if m := reviewsPath.FindStringSubmatch(path); m != nil {
-		return route{kind: "reviews", key: m[1] + "/" + m[2] + "#" + m[3]}
+		kind := "reviews"
+		if m[4] == "comments" {
+			kind = "review-comments"
+		}
+		return route{kind: kind, key: m[1] + "/" + m[2] + "#" + m[3]}
 	}
 	if m := commentPath.FindStringSubmatch(path); m != nil {
 		return route{kind: "comment-reactions", slug: m[1] + "/" + m[2], extra: m[3]}
@@ -392,6 +401,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, m route, call Cal
 		out := make([]any, len(is.Reviews))
 		for i, rv := range is.Reviews {
 			out[i] = reviewJSON(rv)
+		}
+		s.page(w, r, out)
+	case "GET review-comments":
+		out := make([]any, len(is.ReviewComments))
+		for i, c := range is.ReviewComments {
+			out[i] = commentJSON(c)
 		}
 		s.page(w, r, out)
 	case "POST reviewers":
