@@ -1,6 +1,7 @@
 package route
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -234,4 +235,61 @@ func (e *env) checkedVerdict(th *thread) string {
 	}
 	e.t.Fatal("no requirements-approval in the report")
 	return ""
+}
+
+// A comment the gate only waited on is not recorded as acted on: handed
+// to the gate again under another delivery id, it reads the same words at
+// the same gate, and decides the same nothing.
+func TestAReplayOfACommentTheGateWaitedOnDecidesNothingAgain(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	c := newComment("d1", "acme/shop", 12, "alice", "reading")
+	for _, id := range []string{"d1", "d1-again"} {
+		out, err := e.process(c.withID(id).build())
+		if f := wantRouted(t, out, err); f["status"] != "wait" {
+			t.Fatalf("%s: %v", id, f)
+		}
+	}
+	if b := e.binding("github:acme/shop#12"); len(b.Acted) != 0 {
+		t.Errorf("a comment the gate waited on was recorded: %v", b.Acted)
+	}
+}
+
+// Comments on a pull request's diff follow the same rule, under ids of
+// their own.
+func TestADiffCommentIsEditedAndDeletedByTheSameRule(t *testing.T) {
+	e, rel := startedAtPRApproval(t)
+	c := octokit(t, "pull_request_review_comment/created.payload.json", 30, "alice")
+	id := c.p["comment"].(map[string]any)["id"].(int64)
+	ref, _ := channels.ParseRef("github:acme/shop#12")
+	e.bindings.Acted(ref, id) // an issue comment of the same number
+	out, err := e.process(c.build())
+	wantRouted(t, out, err)
+	edited := c.edit("d-ed", "LGTM", "")
+	edited.event = "pull_request_review_comment"
+	out, err = e.process(edited.build())
+	if f := wantRouted(t, out, err); f["to"] != "complete" {
+		t.Fatalf("the edit that approves: %v", f)
+	}
+	deleted := c.deletion("d-del")
+	deleted.event = "pull_request_review_comment"
+	out, err = e.process(deleted.build())
+	wantDropped(t, out, err, DropAlreadyActed)
+	if got := e.state(rel).CurrentNode; got != "complete" {
+		t.Errorf("the inner loop is at %s", got)
+	}
+}
+
+func TestAnAckIDNamesOneReplyOfOneKind(t *testing.T) {
+	seen := map[int64]string{}
+	for _, src := range []source{sourceIssueComment, sourceReview, sourceReviewComment} {
+		for _, id := range []int64{1, 2, 3, 1 << 40} {
+			in := &inbound{source: src, comment: &comment{ID: id}}
+			k := in.ackID()
+			if prev, dup := seen[k]; dup {
+				t.Errorf("ackID %d of %v/%d is also %s's", k, src, id, prev)
+			}
+			seen[k] = fmt.Sprint(src, "/", id)
+		}
+	}
 }

@@ -155,3 +155,14 @@ func TestAMergeThatCannotBeAppliedIsAFault(t *testing.T) {
 		t.Errorf("no graph.link_failed among %v", e.events.names())
 	}
 }
+
+func TestAnEndWhoseBindingsCannotBeReadIsAnError(t *testing.T) {
+	e := newEnv(t, "")
+	e.bind("github:acme/shop#12", channels.CommandStart)
+	os.WriteFile(e.bindings.Path(), []byte("{"), 0o600)
+	for _, d := range []*delivery{issueClosed(t, 12, "alice"), merged(t, 30, "alice", true)} {
+		if _, err := e.process(d.build()); err == nil {
+			t.Errorf("%s on a corrupt bindings file was no error", d.event)
+		}
+	}
+}
