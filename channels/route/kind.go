@@ -1,10 +1,6 @@
 package route
 
-import (
-	"time"
-
-	"github.com/the-loop/the-loop/graph"
-)
+import "time"
 
 // What a delivery is, as the router reads GitHub's event and action: a
 // reply just written (a comment, a pull request review, a comment on a
@@ -83,14 +79,14 @@ type review struct {
 	ID          int64     `json:"id"`
 	Body        *string   `json:"body"`
 	User        account   `json:"user"`
-	State       string    `json:"state"`
 	SubmittedAt time.Time `json:"submitted_at"`
 }
 
 // asComment is the review as the comment the router reads: written when
-// it was submitted, its state kept beside its words.
+// it was submitted. Its state is read by the gate, from the payload
+// (channels.ParseEvent).
 func (rv *review) asComment() *comment {
-	c := &comment{ID: rv.ID, User: rv.User, CreatedAt: rv.SubmittedAt, review: graph.ReviewState(rv.State)}
+	c := &comment{ID: rv.ID, User: rv.User, CreatedAt: rv.SubmittedAt}
 	if rv.Body != nil {
 		c.Body = *rv.Body
 	}

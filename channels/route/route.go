@@ -180,12 +180,12 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 	case !ok:
 		return dropped(channels.DropNoWorkItem, t.fields(in)), nil
 	}
-	// The signature covers the body, not the delivery id: a captured
-	// delivery sent again under a new id is the same comment, and is
-	// refused as one, whatever gate the item waits at now.
 	if out, done := r.revised(in, t); done {
 		return out, nil
 	}
+	// The signature covers the body, not the delivery id: a captured
+	// delivery sent again under a new id is the same comment, and is
+	// refused as one, whatever gate the item waits at now.
 	if t.binding.HasActed(in.ackID()) {
 		return dropped(DropReplayed, t.fields(in, "comment_id", in.comment.ID)), nil
 	}
@@ -437,9 +437,6 @@ type comment struct {
 	Body      string    `json:"body"`
 	User      account   `json:"user"`
 	CreatedAt time.Time `json:"created_at"`
-	// review is the state of the review the comment is, "" for a comment
-	// (see graph.Comment.Review).
-	review string
 }
 
 type account struct {
