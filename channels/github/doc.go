@@ -1,7 +1,7 @@
 // Package github is the GitHub integration: how the-loop's own calls reach
 // GitHub. The outbound hooks comment and label through it, check reads a
-// work item's replies through it, and the webhook side reacts to comments
-// and requests reviews through it.
+// work item's replies (and a pull request's reviews) through it, and the
+// webhook side reacts to comments and requests reviews through it.
 //
 // An [*Integration] implements graph.Integration. Build one from the
 // operator's CLI config with [FromConfig] (integrations.github: transport,
@@ -12,7 +12,7 @@
 // Hooks call [Integration.Call] with an operation name and parameters (see
 // Call for the table); Go callers use the typed methods, which take a
 // context: [Integration.AddComment], [Integration.Comments],
-// [Integration.Labels], [Integration.AddLabels], [Integration.SetLabels],
+// [Integration.Reviews], [Integration.Labels], [Integration.AddLabels], [Integration.SetLabels],
 // [Integration.RemoveLabel], [Integration.RequestReviewers] and
 // [Integration.AddReaction]. An issue or pull request is a [Ref],
 // github:OWNER/REPO#N, read strictly by [ParseRef].

@@ -53,9 +53,16 @@ const (
 	opGetLabels = "get-labels"
 )
 
+// The operations check reads a pull request's reviews with: its reviews,
+// and the comments on its diff.
+const (
+	OpListReviews        = "list-reviews"
+	OpListReviewComments = "list-review-comments"
+)
+
 // Operations lists what Call performs, sorted.
 var Operations = []string{OpAddComment, OpAddLabels, OpAddReaction, OpListComments, OpListLabels,
-	OpRemoveLabel, OpRequestReviewers, OpSetLabels}
+	OpListReviewComments, OpListReviews, OpRemoveLabel, OpRequestReviewers, OpSetLabels}
 
 // Reactions are the contents GitHub accepts for a reaction.
 var Reactions = []string{"+1", "-1", "confused", "eyes", "heart", "hooray", "laugh", "rocket"}
@@ -404,7 +411,9 @@ func Transient(err error) bool {
 // Call performs op for a hook (graph.Integration). Params and results:
 //
 //	add-comment       {ref, body}                      -> {id, author, body, created_at}
-//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at}]}
+//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, updated_at?}]}
+//	list-reviews      {ref}                            -> {reviews: [{id, author, body, state, submitted_at?}]}  ref is the pull request
+//	list-review-comments {ref}                         -> {comments: [...]}  as list-comments, the comments on the pull request's diff
 //	add-labels        {ref, labels}                    -> {labels}  the issue's labels after
 //	set-labels        {ref, labels, replacePrefix?}    -> {labels}  add, then take off the other labels with the prefix
 //	remove-label      {ref, label}                     -> {labels}
@@ -412,7 +421,8 @@ func Transient(err error) bool {
 //	request-reviewers {ref, reviewers, teamReviewers?} -> {}        ref is the pull request
 //	add-reaction      {ref, content, commentId?}       -> {}        on the comment, else on the issue
 //
-// Labels and logins are lists of strings; created_at is RFC 3339. Any
+// Labels and logins are lists of strings; created_at, updated_at and
+// submitted_at are RFC 3339; a review's state is GitHub's, upper case. Any
 // other op is an error wrapping errors.ErrUnsupported. Each call is bounded
 // by Options.CallTimeout.
 func (in *Integration) Call(op string, params map[string]any) (map[string]any, error) {
@@ -440,8 +450,12 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 			return nil, err
 		}
 		return commentMap(c), nil
-	case OpListComments:
-		cs, err := in.Comments(ctx, ref)
+	case OpListComments, OpListReviewComments:
+		list := in.Comments
+		if op == OpListReviewComments {
+			list = in.ReviewComments
+		}
+		cs, err := list(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -450,6 +464,16 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 			out[i] = commentMap(c)
 		}
 		return map[string]any{"comments": out}, nil
+	case OpListReviews:
+		rs, err := in.Reviews(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(rs))
+		for i, r := range rs {
+			out[i] = reviewMap(r)
+		}
+		return map[string]any{"reviews": out}, nil
 	case OpAddLabels, OpSetLabels:
 		labels, ok := stringList(params["labels"])
 		if !ok || len(labels) == 0 {
@@ -490,6 +514,14 @@ func commentMap(c Comment) map[string]any {
 	m := map[string]any{"id": c.ID, "author": c.Author, "body": c.Body, "created_at": c.CreatedAt.UTC().Format(time.RFC3339)}
 	if !c.UpdatedAt.IsZero() {
 		m["updated_at"] = c.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	return m
+}
+
+func reviewMap(r Review) map[string]any {
+	m := map[string]any{"id": r.ID, "author": r.Author, "body": r.Body, "state": r.State}
+	if !r.SubmittedAt.IsZero() {
+		m["submitted_at"] = r.SubmittedAt.UTC().Format(time.RFC3339)
 	}
 	return m
 }
