@@ -206,9 +206,11 @@ func commentsFromListing(listing map[string]any) []graph.Comment {
 // in RFC 3339 (a reply whose time is missing or does not parse has a zero
 // At); "self": true says the integration's own identity posted it
 // (graph.Comment.Self). Entries that are not objects are ignored. An edited comment is read
-// as it stands: a reviewer who mends a typo in an approval still approved,
-// and GitHub may date other changes to a comment as edits. No
-// authorization is applied here: the gates apply it.
+// as it stands, and "updated_at" (or "updatedAt"), when later than its
+// creation, is its Edited time: a gate still open reads the edit, as the
+// ingress reads an edited delivery, and a gate the item has left before
+// the edit is not handed it (see graph.Reply). No authorization is applied
+// here: the gates apply it.
 func ListedReplies(listing map[string]any) []graph.Reply {
 	raw, _ := listing["comments"].([]any)
 	if raw == nil {
@@ -226,13 +228,17 @@ func ListedReplies(listing map[string]any) []graph.Reply {
 		}
 		body, _ := m["body"].(string)
 		self, _ := m["self"].(bool)
-		out = append(out, graph.Reply{Comment: graph.Comment{Author: listingAuthor(m), Body: body, Self: self}, At: listingTime(m)})
+		r := graph.Reply{Comment: graph.Comment{Author: listingAuthor(m), Body: body, Self: self}, At: listingTime(m, "created_at", "createdAt")}
+		if edited := listingTime(m, "updated_at", "updatedAt"); edited.After(r.At) && !r.At.IsZero() {
+			r.Edited = edited
+		}
+		out = append(out, r)
 	}
 	return out
 }
 
-func listingTime(m map[string]any) time.Time {
-	for _, key := range []string{"created_at", "createdAt"} {
+func listingTime(m map[string]any, keys ...string) time.Time {
+	for _, key := range keys {
 		if s, ok := m[key].(string); ok {
 			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 				return t

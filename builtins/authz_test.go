@@ -169,3 +169,20 @@ func TestListedRepliesSayWhichTheIntegrationsIdentityPosted(t *testing.T) {
 		t.Errorf("self = %v, want only a boolean true read", self)
 	}
 }
+
+// A comment GitHub dates as updated after it was written was edited then;
+// one updated when it was written, or dated oddly, was not.
+func TestListedRepliesSayWhenACommentWasEdited(t *testing.T) {
+	got := ListedReplies(map[string]any{"comments": []any{
+		map[string]any{"author": "a", "body": "one", "created_at": "2026-03-09T10:49:12Z", "updated_at": "2026-03-09T11:00:00Z"},
+		map[string]any{"author": "b", "body": "two", "created_at": "2026-03-09T10:49:12Z", "updated_at": "2026-03-09T10:49:12Z"},
+		map[string]any{"author": "c", "body": "three", "createdAt": "2026-03-09T10:49:12Z", "updatedAt": "2026-03-09T10:00:00Z"},
+		map[string]any{"author": "d", "body": "four", "updated_at": "2026-03-09T11:00:00Z"},
+	}})
+	want := []time.Time{time.Date(2026, 3, 9, 11, 0, 0, 0, time.UTC), {}, {}, {}}
+	for i, w := range want {
+		if !got[i].Edited.Equal(w) {
+			t.Errorf("reply %d edited %v, want %v", i, got[i].Edited, w)
+		}
+	}
+}

@@ -134,3 +134,33 @@ func TestReplyOutcomesAreTheGraphsOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// A pull request review's state is the reviewer's decision, read before
+// its words; a commented review is read by its words alone.
+func TestClassifyFeedbackReadsAReviewsStateBeforeItsWords(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		comments []graph.Comment
+		status   graph.Status
+		outcome  string
+	}{
+		{"approved in no words", []graph.Comment{{Author: "owner", Review: "approved"}}, graph.StatusPass, graph.OutcomeApproved},
+		{"approved with a nit", []graph.Comment{{Author: "owner", Body: "nit: rename x", Review: "approved"}}, graph.StatusPass, graph.OutcomeApprovedWithComments},
+		{"approved beside another comment", []graph.Comment{{Author: "owner", Body: "why 410?"}, {Author: "owner", Review: "approved"}}, graph.StatusPass, graph.OutcomeApprovedWithComments},
+		{"changes requested whatever the words", []graph.Comment{{Author: "owner", Body: "looks good otherwise", Review: "changes_requested"}}, graph.StatusPass, graph.OutcomeChangesRequested},
+		{"changes requested outrank an approval", []graph.Comment{{Author: "owner", Review: "approved"}, {Author: "owner", Review: "changes_requested"}}, graph.StatusPass, graph.OutcomeChangesRequested},
+		{"commented in no words", []graph.Comment{{Author: "owner", Review: "commented"}}, graph.StatusWait, ""},
+		{"commented in the words of an approval", []graph.Comment{{Author: "owner", Body: "LGTM", Review: "commented"}}, graph.StatusPass, graph.OutcomeApproved},
+		{"an outsider's approval", []graph.Comment{{Author: "drive-by", Review: "approved"}}, graph.StatusWait, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctGate(t, []string{"owner"})
+			ctx.Event.Comments = tc.comments
+			r := ctRun(t, classifyFeedback{}, ctx)
+			ctWantStatus(t, r, tc.status)
+			if got := r.DeclaredOutcome(); got != tc.outcome {
+				t.Errorf("outcome %q, want %q", got, tc.outcome)
+			}
+		})
+	}
+}

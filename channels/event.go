@@ -10,9 +10,11 @@ import (
 )
 
 // ReadEvent reads an inbound event for a human gate from a JSON file: either
-// {"comments": [{"author": "login", "body": "text"}, ...]} or a GitHub
-// issue_comment webhook payload ({"comment": {"user": {"login"}, "body"}}).
-// An author may also be an object with a login, as GitHub writes it.
+// {"comments": [{"author": "login", "body": "text"}, ...]}, a GitHub
+// issue_comment or pull_request_review_comment webhook payload
+// ({"comment": {"user": {"login"}, "body"}}), or a pull_request_review one
+// ({"review": {"user": {"login"}, "body", "state"}}). An author may also be
+// an object with a login, as GitHub writes it.
 //
 // The file must be a regular file of at most MaxEventBytes: a FIFO, a
 // device or a file that keeps growing is refused, never waited on.
@@ -33,6 +35,7 @@ func ParseEvent(path string, data []byte) (*graph.Event, error) {
 	var doc struct {
 		Comments []rawComment `json:"comments"`
 		Comment  *rawComment  `json:"comment"`
+		Review   *rawComment  `json:"review"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, &graph.ConfigError{File: path, Msg: "not an event document; want {\"comments\": [{\"author\": \"login\", \"body\": \"text\"}]}", Err: err}
@@ -40,6 +43,16 @@ func ParseEvent(path string, data []byte) (*graph.Event, error) {
 	raw := doc.Comments
 	if doc.Comment != nil {
 		raw = append(raw, *doc.Comment)
+	}
+	if doc.Review != nil {
+		// A review's body is null when the reviewer wrote none: its state
+		// is what it says.
+		r := *doc.Review
+		r.review = true
+		if r.Body == nil && r.State != "" {
+			r.Body = new(string)
+		}
+		raw = append(raw, r)
 	}
 	ev := &graph.Event{Comments: []graph.Comment{}}
 	for i, c := range raw {
@@ -50,7 +63,7 @@ func ParseEvent(path string, data []byte) (*graph.Event, error) {
 		if c.Body == nil {
 			return nil, &graph.ConfigError{File: path, Key: fmt.Sprintf("comments[%d].body", i), Msg: "missing; want the comment's text"}
 		}
-		ev.Comments = append(ev.Comments, graph.Comment{Author: author, Body: *c.Body})
+		ev.Comments = append(ev.Comments, graph.Comment{Author: author, Body: *c.Body, Review: c.reviewState()})
 	}
 	return ev, nil
 }
@@ -59,6 +72,22 @@ type rawComment struct {
 	Author json.RawMessage `json:"author"`
 	User   json.RawMessage `json:"user"`
 	Body   *string         `json:"body"`
+	// State is a review's: GitHub's webhook writes it lower case, its
+	// REST listing upper case.
+	State string `json:"state"`
+	// review is set for the payload's review object; State means nothing
+	// on a comment.
+	review bool
+}
+
+// reviewState is the graph.Comment.Review of a review: its state lower
+// case; "" for a comment, and for a review state GitHub does not submit
+// (pending, dismissed), which is read as no decision.
+func (c rawComment) reviewState() string {
+	if !c.review {
+		return ""
+	}
+	return graph.ReviewState(c.State)
 }
 
 func (c rawComment) login() string {

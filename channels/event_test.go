@@ -20,6 +20,11 @@ func TestParseEvent(t *testing.T) {
 		{"no author", `{"comments": [{"body": "hi"}]}`, nil, "comments[0].author: missing"},
 		{"no body", `{"comments": [{"user": "me", "text": "approved"}]}`, nil, "comments[0].body: missing"},
 		{"not json", `comments: []`, nil, "not an event document"},
+		{"a review approving in no words", `{"review": {"user": {"login": "bob"}, "body": null, "state": "approved"}}`, []graph.Comment{{Author: "bob", Body: "", Review: "approved"}}, ""},
+		{"a review as the REST listing spells it", `{"review": {"user": {"login": "bob"}, "body": "no", "state": "CHANGES_REQUESTED"}}`, []graph.Comment{{Author: "bob", Body: "no", Review: "changes_requested"}}, ""},
+		{"a dismissed review decides nothing", `{"review": {"user": {"login": "bob"}, "body": "LGTM", "state": "dismissed"}}`, []graph.Comment{{Author: "bob", Body: "LGTM"}}, ""},
+		{"a comment's state means nothing", `{"comment": {"user": {"login": "bob"}, "body": "hi", "state": "approved"}}`, []graph.Comment{{Author: "bob", Body: "hi"}}, ""},
+		{"a review with neither words nor state", `{"review": {"user": {"login": "bob"}, "body": null}}`, nil, "comments[0].body: missing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

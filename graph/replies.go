@@ -1,6 +1,9 @@
 package graph
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Reply is one comment on a work item's thread, and when it was posted.
 type Reply struct {
@@ -8,6 +11,31 @@ type Reply struct {
 	// At is when the comment was posted; a zero At cannot be placed at a
 	// gate and is never handed to one.
 	At time.Time
+	// Edited is when its body was last edited, zero when it never was.
+	// A reply counts as its body at the time the gate reads it: a gate the
+	// item has left read it before an edit made after it moved on, and
+	// what it read then is not known, so it is not handed the reply.
+	Edited time.Time
+}
+
+// The states of a pull request review a Comment.Review carries.
+const (
+	ReviewApproved         = "approved"
+	ReviewChangesRequested = "changes_requested"
+	ReviewCommented        = "commented"
+)
+
+// ReviewState is GitHub's state of a submitted pull request review as a
+// Comment.Review: approved, changes_requested or commented, in whichever
+// case GitHub wrote it (a webhook lower case, the REST listing upper
+// case). Any other state, dismissed and pending among them, is "": such a
+// review decides nothing.
+func ReviewState(state string) string {
+	switch s := strings.ToLower(strings.TrimSpace(state)); s {
+	case ReviewApproved, ReviewChangesRequested, ReviewCommented:
+		return s
+	}
+	return ""
 }
 
 // ReplySource reads the replies on a work item's thread, oldest first, for
@@ -29,6 +57,10 @@ type ReplySource func(item WorkItem) ([]Reply, error)
 //   - The start node with no entry recorded counts from the beginning of
 //     the thread: advance evaluates it without entering it.
 //   - Any other node never entered, or whose times do not parse: none.
+//
+// A node the item has left is not handed a reply edited after it was last
+// exited (see Reply.Edited): the webhook ingress does not read an edit
+// made after the gate moved either, and the body the gate read is gone.
 //
 // Replies an earlier gate passed on (consumed) are left out. The event is
 // nil when no reply falls in the window; handed are the indexes of those
@@ -55,14 +87,18 @@ func repliesAt(replies []Reply, consumed []bool, n *Node, st *State, start strin
 	}
 	left := hasExited && after(exited)
 	in := func(t time.Time) bool { return after(t) && left && !t.After(exited) }
+	// editedSince is set for a node the item has left: its replies are
+	// read as they were when it moved on.
+	editedSince := func(r Reply) bool { return left && r.Edited.After(exited) }
 	if n.ID == st.CurrentNode || (st.CurrentNode == "" && n.ID == start) {
 		in = after
+		editedSince = func(Reply) bool { return false }
 		if left {
 			in = func(t time.Time) bool { return t.After(exited) }
 		}
 	}
 	for i, r := range replies {
-		if r.At.IsZero() || consumed[i] || !in(r.At) {
+		if r.At.IsZero() || consumed[i] || !in(r.At) || editedSince(r) {
 			continue
 		}
 		if ev == nil {

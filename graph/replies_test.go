@@ -162,3 +162,32 @@ func TestStatusReadsNoRepliesUnderRecomputeAndFailsWithTheSource(t *testing.T) {
 		t.Errorf("got %v, want the source's error", err)
 	}
 }
+
+// A reply edited after its gate moved on is not the reply the gate read:
+// a gate the item has left is not handed it, whatever it says now; the
+// gate the item stands at reads an edit as it stands.
+func TestALeftGateIsNotHandedAReplyEditedAfterItMoved(t *testing.T) {
+	st := walked()
+	st.CurrentNode = "build"
+	st.Record("review").ExitedAt = Timestamp(at(11, 0))
+	st.Record("build").EnteredAt = Timestamp(at(11, 0))
+	edited := func(body string, when time.Time) Reply {
+		r := reply(body, at(10, 20))
+		r.Edited = when
+		return r
+	}
+	rep, _ := statusWithReplies(t, st, edited("approved", at(10, 30)))
+	if n := nodeReport(rep, "review"); n.Outcome != "approved" {
+		t.Errorf("edited while open: %+v, want read", n)
+	}
+	rep, _ = statusWithReplies(t, st, edited("changes-requested", at(11, 5)))
+	if n := nodeReport(rep, "review"); n.Status != "wait" {
+		t.Errorf("edited after the gate moved: %+v, want not read", n)
+	}
+	st.CurrentNode = "review"
+	st.Record("review").ExitedAt = ""
+	rep, _ = statusWithReplies(t, st, edited("approved", at(11, 5)))
+	if n := nodeReport(rep, "review"); n.Outcome != "approved" {
+		t.Errorf("edited at the gate the item stands at: %+v, want read", n)
+	}
+}

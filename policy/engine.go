@@ -695,7 +695,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 		return nil, err
 	}
 	if e.replies != nil {
-		rt.Replies = e.readReplies
+		rt.Replies = e.replySource(sel)
 	}
 	if base != nil {
 		var undone []string

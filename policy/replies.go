@@ -9,9 +9,15 @@ import (
 	"github.com/the-loop/the-loop/graph"
 )
 
-// opListComments is the one integration operation Check performs: the
-// listing of a work item's thread, {ref} -> {comments: [...]}.
-const opListComments = "list-comments"
+// The integration operations Check performs: the listing of a work item's
+// thread, {ref} -> {comments: [...]}, and for a pull request's inner loop
+// the listings of its reviews, {ref} -> {reviews: [...]}, and of the
+// comments on its diff, {ref} -> {comments: [...]}.
+const (
+	opListComments       = "list-comments"
+	opListReviews        = "list-reviews"
+	opListReviewComments = "list-review-comments"
+)
 
 // ReplyError is a work item whose replies could not be read: Check cannot
 // answer for its gates, and says so rather than reporting them waiting.
@@ -26,6 +32,73 @@ func (e *ReplyError) Error() string {
 }
 
 func (e *ReplyError) Unwrap() error { return e.Err }
+
+// replySource is how Check reads the replies of sel's loop: a work item's
+// thread, and for a pull request's inner loop its conversation, its
+// reviews and the comments on its diff, in the order they were written:
+// what the ingress hears on a pull request.
+func (e *Engine) replySource(sel Selector) graph.ReplySource {
+	if sel.PR == 0 {
+		return e.readReplies
+	}
+	return func(item graph.WorkItem) ([]graph.Reply, error) {
+		replies, err := e.readReplies(item)
+		if _, _, _, perr := graph.ParseRef(item.Ref); err != nil || perr != nil {
+			return replies, err // no thread to read, which readReplies noted
+		}
+		reviews, err := e.replies.Call(opListReviews, map[string]any{"ref": item.Ref})
+		if err != nil {
+			return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+		}
+		onDiff, err := e.replies.Call(opListReviewComments, map[string]any{"ref": item.Ref})
+		if err != nil {
+			return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+		}
+		return mergeReplies(mergeReplies(replies, listedReviews(reviews)), builtins.ListedReplies(onDiff)), nil
+	}
+}
+
+// listedReviews reads a list-reviews answer, {"reviews": [{author, body,
+// state, submitted_at}]}, as replies: a submitted review that approves,
+// requests changes, or comments in words, dated when it was submitted. A
+// dismissed review was withdrawn and a pending one never sent: neither is
+// read, nor is a review that says nothing (the wrapper of comments on the
+// diff). A review's body cannot be edited into another decision, so it
+// has no Edited time.
+func listedReviews(listing map[string]any) []graph.Reply {
+	raw, _ := listing["reviews"].([]any)
+	var out []graph.Reply
+	for _, entry := range raw {
+		m, ok := entry.(map[string]any)
+		if !ok {
+			continue
+		}
+		state, _ := m["state"].(string)
+		body, _ := m["body"].(string)
+		review := graph.ReviewState(state)
+		if review == "" || (review == graph.ReviewCommented && strings.TrimSpace(body) == "") {
+			continue
+		}
+		// The author and the time are read as a comment's are.
+		r := builtins.ListedReplies(map[string]any{"comments": []any{map[string]any{
+			"author": m["author"], "user": m["user"], "body": body, "created_at": m["submitted_at"], "self": m["self"]}}})
+		if len(r) == 1 {
+			r[0].Review = review
+			out = append(out, r[0])
+		}
+	}
+	return out
+}
+
+// mergeReplies is a and b, each oldest first, as one list oldest first; of
+// two written at the same time, a's comes first.
+func mergeReplies(a, b []graph.Reply) []graph.Reply {
+	out := make([]graph.Reply, 0, len(a)+len(b))
+	out = append(out, a...)
+	out = append(out, b...)
+	slices.SortStableFunc(out, func(x, y graph.Reply) int { return x.At.Compare(y.At) })
+	return out
+}
 
 // readReplies lists item's thread through Options.Replies. An item with no
 // GitHub ref has no thread to read: it is noted, not failed, and its gates

@@ -198,3 +198,15 @@ func TestAThreadThatCannotBeReadFailsItsItemOnly(t *testing.T) {
 		t.Errorf("reports %v, want notes-1's", reports)
 	}
 }
+
+// A review by the token's own login is the-loop's, as its comments are:
+// the listing says so, and no gate reads it.
+func TestAReviewByTheTokensLoginIsTheLoopsOwn(t *testing.T) {
+	got := listedReviews(map[string]any{"reviews": []any{
+		map[string]any{"author": "alice", "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T10:55:00Z", "self": true},
+		map[string]any{"author": "bob", "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T10:56:00Z"},
+	}})
+	if len(got) != 2 || !builtins.IsSelfAuthoredComment(got[0].Comment) || builtins.IsSelfAuthoredComment(got[1].Comment) {
+		t.Errorf("reviews %+v, want alice's alone the-loop's own", got)
+	}
+}

@@ -374,6 +374,25 @@ func (s *Store) Record(ref channels.Ref, c Control) (Binding, error) {
 	return b, err
 }
 
+// ClearControl forgets ref's control record, as the end of the work item
+// does, and returns the binding as written: a work item reopened starts
+// from a clean slate, not from the start or stop it was last given. The
+// comments acted on stay recorded.
+func (s *Store) ClearControl(ref channels.Ref) (Binding, error) {
+	var b Binding
+	err := s.change(func(d *document) (bool, error) {
+		i, ok := find(d, ref)
+		if !ok {
+			return false, fmt.Errorf("%s: %w", ref, ErrNotBound)
+		}
+		changed := d.Bindings[i].Control != nil
+		d.Bindings[i].Control = nil
+		b = d.Bindings[i]
+		return changed, nil
+	})
+	return b, err
+}
+
 // Acted records that the ingress acted on comment id for ref's work item.
 func (s *Store) Acted(ref channels.Ref, id int64) error {
 	return s.change(func(d *document) (bool, error) {

@@ -497,3 +497,31 @@ func TestACorruptThreadOrTargetIsReported(t *testing.T) {
 		})
 	}
 }
+
+func TestClearControlForgetsTheControlRecordAndKeepsTheRest(t *testing.T) {
+	s := newStore(t)
+	r := ref(t, "github:acme/shop#12")
+	dir := t.TempDir()
+	if _, err := s.Bind(r, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(r, Control{Command: "start", Actor: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acted(r, 7); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.ClearControl(r)
+	if err != nil || b.Control != nil || !b.HasActed(7) || b.Repo != dir {
+		t.Fatalf("ClearControl = %+v, %v", b, err)
+	}
+	if b, _, _ := s.Lookup(r); b.Control != nil || b.Started() {
+		t.Errorf("read back: %+v", b)
+	}
+	if _, err := s.ClearControl(r); err != nil {
+		t.Errorf("clearing again: %v", err)
+	}
+	if _, err := s.ClearControl(ref(t, "github:acme/shop#13")); !errors.Is(err, ErrNotBound) {
+		t.Errorf("an unbound ref: %v, want ErrNotBound", err)
+	}
+}

@@ -1,7 +1,7 @@
 // Package github is the GitHub integration: how the-loop's own calls reach
 // GitHub. The outbound hooks comment and label through it, check reads a
-// work item's replies through it, and the webhook side reacts to comments
-// and requests reviews through it.
+// work item's replies (and a pull request's reviews) through it, and the
+// webhook side reacts to comments and requests reviews through it.
 //
 // An [*Integration] implements graph.Integration. Build one from the
 // operator's CLI config with [FromConfig] (integrations.github: transport,
@@ -12,11 +12,12 @@
 // Hooks call [Integration.Call] with an operation name and parameters (see
 // Call for the table); Go callers use the typed methods, which take a
 // context: [Integration.AddComment], [Integration.AddRelay],
-// [Integration.Comments], [Integration.Labels], [Integration.AddLabels],
-// [Integration.SetLabels], [Integration.RemoveLabel],
-// [Integration.RequestReviewers], [Integration.AddReaction],
-// [Integration.User] and [Integration.Identity]. An issue or pull request
-// is a [Ref], github:OWNER/REPO#N, read strictly by [ParseRef].
+// [Integration.Comments], [Integration.Reviews], [Integration.Labels],
+// [Integration.AddLabels], [Integration.SetLabels],
+// [Integration.RemoveLabel], [Integration.RequestReviewers],
+// [Integration.AddReaction], [Integration.User] and
+// [Integration.Identity]. An issue or pull request is a [Ref],
+// github:OWNER/REPO#N, read strictly by [ParseRef].
 //
 // # What the-loop posts is the-loop's own
 //
@@ -33,13 +34,13 @@
 // credential authenticates is the-loop's own even without the marker:
 // [Integration.Identity] asks GitHub once (GET /user; gh api user over
 // the cli transport) and keeps the answer in the operator's state root
-// ([IdentityFile]), and list-comments says which comments are that
-// login's ("self"), which the gates drop unless they are relays
-// (builtins.IsSelfAuthoredComment). A listing fails when the login cannot
-// be learned, rather than hand a gate the-loop's echo as the operator's
-// answer; a credential that is no user's (a GitHub App's installation
-// token, answered 403) has no login, and its comments, by its bot, are
-// told by the marker.
+// ([IdentityFile]), and list-comments, list-review-comments and
+// list-reviews say which entries are that login's ("self"), which the
+// gates drop unless they are relays (builtins.IsSelfAuthoredComment). A
+// listing fails when the login cannot be learned, rather than hand a gate
+// the-loop's echo as the operator's answer; a credential that is no
+// user's (a GitHub App's installation token, answered 403) has no login,
+// and its comments, by its bot, are told by the marker.
 //
 // # Transports
 //

@@ -57,9 +57,16 @@ const (
 	opGetLabels = "get-labels"
 )
 
+// The operations check reads a pull request's reviews with: its reviews,
+// and the comments on its diff.
+const (
+	OpListReviews        = "list-reviews"
+	OpListReviewComments = "list-review-comments"
+)
+
 // Operations lists what Call performs, sorted.
 var Operations = []string{OpAddComment, OpAddLabels, OpAddReaction, OpListComments, OpListLabels,
-	OpRemoveLabel, OpRequestReviewers, OpSetLabels}
+	OpListReviewComments, OpListReviews, OpRemoveLabel, OpRequestReviewers, OpSetLabels}
 
 // Reactions are the contents GitHub accepts for a reaction.
 var Reactions = []string{"+1", "-1", "confused", "eyes", "heart", "hooray", "laugh", "rocket"}
@@ -426,7 +433,9 @@ func Transient(err error) bool {
 // Call performs op for a hook (graph.Integration). Params and results:
 //
 //	add-comment       {ref, body, relay?}              -> {id, author, body, created_at}
-//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, self?}]}
+//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, updated_at?, self?}]}
+//	list-reviews      {ref}                            -> {reviews: [{id, author, body, state, submitted_at?, self?}]}  ref is the pull request
+//	list-review-comments {ref}                         -> {comments: [...]}  as list-comments, the comments on the pull request's diff
 //	add-labels        {ref, labels}                    -> {labels}  the labels after
 //	set-labels        {ref, labels, replacePrefix?}    -> {labels}  add, then take off the other labels with the prefix
 //	remove-label      {ref, label}                     -> {labels}
@@ -436,12 +445,13 @@ func Transient(err error) bool {
 //
 // add-comment posts the body marked as the-loop's own (AddComment); with
 // relay true it posts a ledger record of a person's words unmarked, and
-// refuses any other body (AddRelay). list-comments sets self on each
-// comment whose author is the integration's own Identity, and fails when
-// that cannot be learned: the-loop's own comments could not be told from
+// refuses any other body (AddRelay). The listings set self on each entry
+// whose author is the integration's own Identity, and fail when that
+// cannot be learned: the-loop's own comments could not be told from
 // people's.
 //
-// Labels and logins are lists of strings; created_at is RFC 3339. Any
+// Labels and logins are lists of strings; created_at, updated_at and
+// submitted_at are RFC 3339; a review's state is GitHub's, upper case. Any
 // other op is an error wrapping errors.ErrUnsupported. Each call is bounded
 // by Options.CallTimeout.
 func (in *Integration) Call(op string, params map[string]any) (map[string]any, error) {
@@ -479,12 +489,16 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 			return nil, err
 		}
 		return commentMap(c, ""), nil
-	case OpListComments:
+	case OpListComments, OpListReviewComments:
 		me, err := in.Identity(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("github %s %s: the token's own login is not known, so the-loop's comments cannot be told from people's: %w", op, ref, err)
 		}
-		cs, err := in.Comments(ctx, ref)
+		list := in.Comments
+		if op == OpListReviewComments {
+			list = in.ReviewComments
+		}
+		cs, err := list(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -493,6 +507,20 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 			out[i] = commentMap(c, me)
 		}
 		return map[string]any{"comments": out}, nil
+	case OpListReviews:
+		me, err := in.Identity(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("github %s %s: the token's own login is not known, so the-loop's reviews cannot be told from people's: %w", op, ref, err)
+		}
+		rs, err := in.Reviews(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(rs))
+		for i, r := range rs {
+			out[i] = reviewMap(r, me)
+		}
+		return map[string]any{"reviews": out}, nil
 	case OpAddLabels, OpSetLabels:
 		labels, ok := stringList(params["labels"])
 		if !ok || len(labels) == 0 {
@@ -538,6 +566,19 @@ func commentMap(c Comment, me string) map[string]any {
 	}
 	if !c.UpdatedAt.IsZero() {
 		m["updated_at"] = c.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	return m
+}
+
+// reviewMap is r as Call answers it; self is set when me, the
+// integration's own login, wrote it.
+func reviewMap(r Review, me string) map[string]any {
+	m := map[string]any{"id": r.ID, "author": r.Author, "body": r.Body, "state": r.State}
+	if me != "" && strings.EqualFold(r.Author, me) {
+		m["self"] = true
+	}
+	if !r.SubmittedAt.IsZero() {
+		m["submitted_at"] = r.SubmittedAt.UTC().Format(time.RFC3339)
 	}
 	return m
 }

@@ -128,11 +128,21 @@ func (in *Integration) postComment(ctx context.Context, ref Ref, body string) (C
 // Comments lists every comment on the issue or pull request, oldest
 // first, following pagination.
 func (in *Integration) Comments(ctx context.Context, ref Ref) ([]Comment, error) {
-	t, err := in.via(OpListComments, ref)
+	return in.comments(ctx, OpListComments, ref, issuePath(ref)+"/comments")
+}
+
+// ReviewComments lists every comment on the pull request's diff (its
+// review comments), oldest first, following pagination.
+func (in *Integration) ReviewComments(ctx context.Context, ref Ref) ([]Comment, error) {
+	return in.comments(ctx, OpListReviewComments, ref, fmt.Sprintf("/repos/%s/%s/pulls/%d/comments", ref.Owner, ref.Repo, ref.Number))
+}
+
+func (in *Integration) comments(ctx context.Context, op string, ref Ref, path string) ([]Comment, error) {
+	t, err := in.via(op, ref)
 	if err != nil {
 		return nil, err
 	}
-	r := request{op: OpListComments, ref: ref.String(), method: http.MethodGet, path: issuePath(ref) + "/comments", repeatable: true}
+	r := request{op: op, ref: ref.String(), method: http.MethodGet, path: path, repeatable: true}
 	items, err := t.list(ctx, r, MaxComments)
 	if err != nil {
 		return nil, err
@@ -144,6 +154,64 @@ func (in *Integration) Comments(ctx context.Context, ref Ref) ([]Comment, error)
 			return nil, r.fail(0, "a comment in the answer is not one", err)
 		}
 		out = append(out, c.comment())
+	}
+	return out, nil
+}
+
+// Review is one pull request review as GitHub's REST listing answers it.
+type Review struct {
+	ID     int64
+	Author string
+	Body   string
+	// State is GitHub's, upper case: APPROVED, CHANGES_REQUESTED,
+	// COMMENTED, DISMISSED or PENDING.
+	State string
+	// SubmittedAt is when it was submitted; zero for a pending review.
+	SubmittedAt time.Time
+}
+
+// apiReview is a review as the REST API answers it; body may be null.
+type apiReview struct {
+	ID   int64 `json:"id"`
+	User struct {
+		Login string `json:"login"`
+	} `json:"user"`
+	Body        *string    `json:"body"`
+	State       string     `json:"state"`
+	SubmittedAt *time.Time `json:"submitted_at"`
+}
+
+func (r apiReview) review() Review {
+	out := Review{ID: r.ID, Author: r.User.Login, State: r.State}
+	if r.Body != nil {
+		out.Body = *r.Body
+	}
+	if r.SubmittedAt != nil {
+		out.SubmittedAt = *r.SubmittedAt
+	}
+	return out
+}
+
+// Reviews lists every review of the pull request ref names, in the order
+// GitHub keeps them (oldest first), following pagination.
+func (in *Integration) Reviews(ctx context.Context, ref Ref) ([]Review, error) {
+	t, err := in.via(OpListReviews, ref)
+	if err != nil {
+		return nil, err
+	}
+	r := request{op: OpListReviews, ref: ref.String(), method: http.MethodGet,
+		path: fmt.Sprintf("/repos/%s/%s/pulls/%d/reviews", ref.Owner, ref.Repo, ref.Number), repeatable: true}
+	items, err := t.list(ctx, r, MaxComments)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Review, 0, len(items))
+	for _, raw := range items {
+		var rv apiReview
+		if err := json.Unmarshal(raw, &rv); err != nil {
+			return nil, r.fail(0, "a review in the answer is not one", err)
+		}
+		out = append(out, rv.review())
 	}
 	return out, nil
 }

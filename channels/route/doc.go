@@ -20,7 +20,36 @@
 //     operator's answer;
 //   - whoever acted is not on routing.authorizedUsers, or it names nobody
 //     (unauthorized-actor; an empty list denies everyone);
-//   - it is not a newly created comment (not-a-new-comment).
+//   - it is not a reply: a comment written (issue_comment or
+//     pull_request_review_comment created), a pull request review
+//     submitted, or one of those edited, deleted or dismissed
+//     (not-a-new-comment).
+//
+// An end is heard before the guards on who acted, as the original hears it:
+// closing or merging injects nothing, and GitHub lets only those who may do
+// it. A work item's own issue closed (or its bound pull request closed)
+// forgets its control record, so that it is started afresh if reopened
+// (work-item-closed when there was none); a pull request that delivers a
+// work item, merged, has its inner loop forced to complete, audited as
+// the-loop's move with the merge as its reason (pr-loop-not-running when
+// it was never entered or is complete); closed unmerged, it is left where
+// it stood (pr-closed-unmerged).
+//
+// A pull request review is a reply on the pull request: submitted
+// approved or changes_requested by an authorized reviewer, its state is the
+// answer the gate reads (classify-feedback reads graph.Comment.Review
+// before the words); commented, it is read by its words, as a comment on
+// the diff is. A review, or a comment on the diff, is acknowledged on the
+// pull request itself.
+//
+// A reply answers a gate at most once, and counts as its body when the
+// gate reads it: an edit of a comment the gate waited on is read again,
+// at the gate it was written at (an edit by anyone but its author must
+// come from someone authorized too); an edit, deletion or dismissal of a
+// reply the router acted on changes nothing (already-acted); a deletion
+// or dismissal of one nothing acted on undoes nothing (comment-deleted,
+// review-dismissed). check --replies github reads the thread by the same
+// rule (see graph.Reply.Edited).
 //
 // A comment that passes is then read for control keywords
 // (channels.Vocabulary). Two different ones: nothing happens

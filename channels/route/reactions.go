@@ -17,9 +17,10 @@ import (
 // reaction.failed, and under the none integration it is skipped with a
 // debug line. Each moment is posted at most once per delivery, by the
 // router's reaction poster (see postReactions), not while the delivery
-// waits.
+// waits. A review, or a comment on a pull request's diff, is acknowledged
+// on the pull request itself (see inbound.reactionID).
 func (r *Router) react(in *inbound, moment string) {
-	if in.comment == nil || in.comment.ID <= 0 || !r.cli.ReactionsEnabled() {
+	if in.comment == nil || in.comment.ID <= 0 || in.kind != kindWritten && in.kind != kindEdited || !r.cli.ReactionsEnabled() {
 		return
 	}
 	content := r.cli.Reaction(moment)
@@ -33,7 +34,7 @@ func (r *Router) react(in *inbound, moment string) {
 		return
 	}
 	in.reacted[moment] = true
-	params := map[string]any{"ref": in.entity.String(), github.ParamCommentID: in.comment.ID, "content": content}
+	params := map[string]any{"ref": in.entity.String(), github.ParamCommentID: in.reactionID(), "content": content}
 	ref, delivery := in.entity, in.d.ID
 	r.pending.Add(1)
 	select {

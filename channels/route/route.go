@@ -22,9 +22,10 @@ import (
 // channels.DropNoWorkItem, DropSelfAuthored and DropUnauthorizedActor. Each
 // is a decision a redelivery would reach again, so none is an error.
 const (
-	// DropNotANewComment: not a newly created issue or pull request
-	// comment. Only a comment a person just wrote asks anything of the
-	// graph; an edit or deletion of one does not say it again.
+	// DropNotANewComment: not a reply. Only what a person writes asks
+	// anything of the graph: a comment written, a review submitted, or one
+	// of them edited, deleted or dismissed (see edits.go); an issue
+	// labelled or a pull request opened asks nothing.
 	DropNotANewComment = "not-a-new-comment"
 	// DropControlAmbiguous: the comment carried two different control
 	// keywords, so neither was applied and it went nowhere else.
@@ -202,6 +203,12 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 		}
 		return dropped(channels.DropNoWorkItem, fields), nil
 	}
+	if in.kind == kindClosed {
+		// An end injects nothing and GitHub lets only those who may close
+		// or merge do it: it is heard whoever (or whatever bot) acted, as
+		// the original hears it.
+		return r.closed(ctx, in, t)
+	}
 	why := in.selfAuthored()
 	if why == "" {
 		own, err := r.byIdentity(ctx, in)
@@ -221,7 +228,7 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 		r.log.Warn("dropping an event from someone not in routing.authorizedUsers", "delivery", d.ID, "work_item", t.work, "actor", in.actor)
 		return dropped(channels.DropUnauthorizedActor, t.fields(in)), nil
 	}
-	if !in.newComment() {
+	if in.kind == kindOther || in.comment == nil {
 		return dropped(DropNotANewComment, t.fields(in, "gh_action", in.p.Action)), nil
 	}
 	unlock := r.lock(t.work)
@@ -237,10 +244,13 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 	case !ok:
 		return dropped(channels.DropNoWorkItem, t.fields(in)), nil
 	}
+	if out, done := r.revised(in, t); done {
+		return out, nil
+	}
 	// The signature covers the body, not the delivery id: a captured
 	// delivery sent again under a new id is the same comment, and is
 	// refused as one, whatever gate the item waits at now.
-	if t.binding.HasActed(in.comment.ID) {
+	if t.binding.HasActed(in.ackID()) {
 		return dropped(DropReplayed, t.fields(in, "comment_id", in.comment.ID)), nil
 	}
 	if in.comment.CreatedAt.IsZero() {
@@ -263,13 +273,16 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 	return r.acted(in, t)(r.answer(ctx, in, t))
 }
 
-// acted records, when the outcome is routed, that the ingress acted on
-// the comment: a replay of it is refused from then on. A failure to
-// record is logged; what the comment did stands.
+// acted records, when the outcome is routed and is more than a gate
+// waiting on the comment, that the ingress acted on the comment: a replay
+// or an edit of it is refused from then on, since a comment answers a gate
+// at most once. A comment the gate waited on is not recorded, so that an
+// edit of it is read again. A failure to record is logged; what the
+// comment did stands.
 func (r *Router) acted(in *inbound, t *target) func(channels.Outcome, error) (channels.Outcome, error) {
 	return func(out channels.Outcome, err error) (channels.Outcome, error) {
-		if err == nil && out.Routed {
-			if rerr := r.bindings.Acted(t.work, in.comment.ID); rerr != nil {
+		if err == nil && out.Routed && !waitedOn(out) {
+			if rerr := r.bindings.Acted(t.work, in.ackID()); rerr != nil {
 				r.log.Warn("could not record the comment acted on; a replay of it would be read again", "work_item", t.work, "comment_id", in.comment.ID, "err", rerr)
 			}
 		}
@@ -447,8 +460,14 @@ type inbound struct {
 	actor string
 	// bot is set when actor is a bot account.
 	bot bool
-	// comment is the comment, nil for an event that carries none.
+	// comment is the comment, nil for an event that carries none; a
+	// review is read as one.
 	comment *comment
+	// kind and source are what the event and action say the delivery is.
+	kind   kind
+	source source
+	// sender is who performed the action: for an edit, who edited.
+	sender account
 	// reacted are the reaction moments already posted.
 	reacted map[string]bool
 }
@@ -458,6 +477,7 @@ type payload struct {
 	Issue       *issue       `json:"issue"`
 	PullRequest *pullRequest `json:"pull_request"`
 	Comment     *comment     `json:"comment"`
+	Review      *review      `json:"review"`
 	Sender      account      `json:"sender"`
 }
 
@@ -470,6 +490,7 @@ type issue struct {
 type pullRequest struct {
 	Number int    `json:"number"`
 	Body   string `json:"body"`
+	Merged bool   `json:"merged"`
 	Head   struct {
 		Ref string `json:"ref"`
 	} `json:"head"`
@@ -493,6 +514,8 @@ type account struct {
 func readDelivery(d channels.Delivery) *inbound {
 	in := &inbound{d: d}
 	_ = json.Unmarshal(d.Body, &in.p)
+	in.kind, in.source = kindOf(d.Event, in.p.Action)
+	in.sender = in.p.Sender
 	// The subject is the issue or pull request the payload is on, never
 	// d.Item: that is the ingress's ordering key, which names the work
 	// item a pull request delivers.
@@ -502,6 +525,12 @@ func readDelivery(d channels.Delivery) *inbound {
 		in.pullRequest, in.prBody = true, p.Issue.Body
 	case p.Issue == nil && p.PullRequest != nil:
 		in.pullRequest, in.prBody, in.prBranch = true, p.PullRequest.Body, p.PullRequest.Head.Ref
+	}
+	if in.source == sourceReview {
+		in.p.Comment = nil
+		if in.p.Review != nil {
+			in.p.Comment = in.p.Review.asComment()
+		}
 	}
 	switch {
 	case in.p.Comment != nil:
@@ -550,12 +579,6 @@ func (r *Router) byIdentity(ctx context.Context, in *inbound) (bool, error) {
 		return false, fmt.Errorf("route: learn the login the-loop posts with: %w", err)
 	}
 	return me != "" && strings.EqualFold(strings.TrimPrefix(in.actor, "@"), strings.TrimPrefix(me, "@")), nil
-}
-
-// newComment reports whether the delivery is a comment just created on an
-// issue or pull request.
-func (in *inbound) newComment() bool {
-	return in.d.Event == "issue_comment" && in.p.Action == "created" && in.comment != nil
 }
 
 // commandText is the part of a comment body control keywords are looked

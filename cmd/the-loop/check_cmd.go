@@ -21,7 +21,7 @@ type CheckCmd struct {
 	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
-	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
+	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
 	LoopFlags
 }
 
@@ -36,11 +36,15 @@ GitHub Actions, --format github appends a summary to $GITHUB_STEP_SUMMARY.)
 Human gates read "wait" because no reply is handed to them, unless
 --replies github reads each item's issue comments (read-only, one listing
 per item): a gate then reads the replies posted while the item's state had
-it open, and only those by routing.authorizedUsers, as advance does. It
-never reads the-loop's own comments: those carrying its marker, and those
-by the login its token authenticates (asked once with GET /user and kept
-in <state.root>/github/identity.json) but for the ledger's relays of chat
-answers. So an approved gate passes, and --fail-on unmet works in CI:
+it open, and only those by routing.authorizedUsers, as advance does. A
+pull request's inner loop (--pr) reads its reviews and the comments on
+its diff as well: an approving or changes-requesting review is the
+reviewer's answer. A reply edited after its gate moved on is not read for
+that gate. It never reads the-loop's own comments: those carrying its
+marker, and those by the login its token authenticates (asked once with
+GET /user and kept in <state.root>/github/identity.json) but for the
+ledger's relays of chat answers. So an approved gate passes, and
+--fail-on unmet works in CI:
 
   GH_TOKEN=... the-loop check --all --replies github --fail-on unmet
 

@@ -1,6 +1,7 @@
 // Package githubtest is a fake of the part of GitHub's REST API the-loop
-// uses: issue comments, labels and reactions, review requests, and the
-// authenticated user (GET /user: who the token is). It
+// uses: issue comments, labels and reactions, review requests, a pull
+// request's reviews and diff comments, and the authenticated user (GET
+// /user: who the token is). It
 // keeps its issues in memory, records every call, and can be told to fail
 // a request the way GitHub does (a rate limit, a 404, a 5xx), so that the
 // GitHub integration and the commands built on it are tested without the
@@ -44,6 +45,22 @@ type Issue struct {
 	// request, in the order they were made.
 	Reviewers     []string `json:"reviewers"`
 	TeamReviewers []string `json:"teamReviewers"`
+	// Reviews are a pull request's reviews, as its reviews listing
+	// answers them, and ReviewComments the comments on its diff.
+	Reviews        []Review  `json:"reviews"`
+	ReviewComments []Comment `json:"reviewComments"`
+}
+
+// Review is one pull request review. Its State is GitHub's REST spelling,
+// upper case (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING);
+// a nil Body is answered as null, and a zero SubmittedAt (a pending
+// review) leaves submitted_at out.
+type Review struct {
+	ID          int64     `json:"id"`
+	Author      string    `json:"author"`
+	Body        *string   `json:"body"`
+	State       string    `json:"state"`
+	SubmittedAt time.Time `json:"submitted_at"`
 }
 
 // Comment is one comment on an issue. The server numbers a comment it is
@@ -53,6 +70,9 @@ type Comment struct {
 	Author    string    `json:"author"`
 	Body      string    `json:"body"`
 	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is when it was last edited; zero answers created_at, as
+	// GitHub dates a comment never edited.
+	UpdatedAt time.Time `json:"updated_at"`
 	Reactions []string  `json:"reactions"`
 }
 
@@ -202,6 +222,10 @@ func (s *Server) AddIssue(ref string, is Issue) {
 	for i := range is.Comments {
 		s.number(&is.Comments[i])
 	}
+	is.ReviewComments = slices.Clone(is.ReviewComments)
+	for i := range is.ReviewComments {
+		s.number(&is.ReviewComments[i])
+	}
 	s.issues[strings.TrimPrefix(ref, "github:")] = &is
 }
 
@@ -252,6 +276,7 @@ var (
 	labelPath    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels/([^/]+)$`)
 	commentPath  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)/reactions$`)
 	reviewerPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/requested_reviewers$`)
+	reviewsPath  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/(reviews|comments)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -311,7 +336,7 @@ func (s *Server) fault(call Call) *Fault {
 }
 
 type route struct {
-	kind  string // comments, labels, reactions, label, comment-reactions, reviewers
+	kind  string // comments, labels, reactions, label, comment-reactions, reviewers, reviews, review-comments
 	key   string // owner/repo#number, for the issue routes
 	slug  string
 	extra string // a label name, or a comment id
@@ -330,6 +355,13 @@ func match(path string) route {
 	}
 	if m := reviewerPath.FindStringSubmatch(path); m != nil {
 		return route{kind: "reviewers", key: m[1] + "/" + m[2] + "#" + m[3]}
+	}
+	if m := reviewsPath.FindStringSubmatch(path); m != nil {
+		kind := "reviews"
+		if m[4] == "comments" {
+			kind = "review-comments"
+		}
+		return route{kind: kind, key: m[1] + "/" + m[2] + "#" + m[3]}
 	}
 	if m := commentPath.FindStringSubmatch(path); m != nil {
 		return route{kind: "comment-reactions", slug: m[1] + "/" + m[2], extra: m[3]}
@@ -397,6 +429,18 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, m route, call Cal
 		}
 		c.Reactions = append(c.Reactions, in.Content)
 		answer(w, http.StatusCreated, map[string]any{"id": 1, "content": in.Content})
+	case "GET reviews":
+		out := make([]any, len(is.Reviews))
+		for i, rv := range is.Reviews {
+			out[i] = reviewJSON(rv)
+		}
+		s.page(w, r, out)
+	case "GET review-comments":
+		out := make([]any, len(is.ReviewComments))
+		for i, c := range is.ReviewComments {
+			out[i] = commentJSON(c)
+		}
+		s.page(w, r, out)
 	case "POST reviewers":
 		is.Reviewers = append(is.Reviewers, in.Reviewers...)
 		is.TeamReviewers = append(is.TeamReviewers, in.TeamReviewers...)
@@ -450,8 +494,20 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, items []any) {
 }
 
 func commentJSON(c Comment) map[string]any {
+	updated := c.UpdatedAt
+	if updated.IsZero() {
+		updated = c.CreatedAt
+	}
 	return map[string]any{"id": c.ID, "user": map[string]any{"login": c.Author}, "body": c.Body,
-		"created_at": c.CreatedAt.UTC().Format(time.RFC3339)}
+		"created_at": c.CreatedAt.UTC().Format(time.RFC3339), "updated_at": updated.UTC().Format(time.RFC3339)}
+}
+
+func reviewJSON(r Review) map[string]any {
+	m := map[string]any{"id": r.ID, "user": map[string]any{"login": r.Author}, "body": r.Body, "state": r.State}
+	if !r.SubmittedAt.IsZero() {
+		m["submitted_at"] = r.SubmittedAt.UTC().Format(time.RFC3339)
+	}
+	return m
 }
 
 func labelsJSON(labels []string) []any {
