@@ -44,6 +44,24 @@ func IsAuthorized(actor string, allowed []string) bool { return isAuthorized(act
 // (StampEnvelope), naming who replied.
 func MarkSelfAuthored(body string) string { return markSelfAuthored(body) }
 
+// IsSelfAuthoredComment reports whether c is the-loop's own: its body
+// carries the marker, or the integration's own identity posted it
+// (c.Self) and it is not a record the ledger relayed of a person's words
+// (RelayedWords). A relay is the one comment the-loop posts unmarked: a
+// gate reads the person's words in it, never the record as the
+// operator's. Every reader of a thread applies this before it considers
+// who wrote a comment: the gates here, the webhook router, check.
+func IsSelfAuthoredComment(c graph.Comment) bool {
+	if isSelfAuthored(c.Body) {
+		return true
+	}
+	if !c.Self {
+		return false
+	}
+	_, relay := RelayedWords(c.Body)
+	return !relay
+}
+
 // isSelfAuthored reports whether body carries the-loop's own marker.
 func isSelfAuthored(body string) bool {
 	return body != "" && strings.Contains(body, selfCommentMarker)
@@ -99,7 +117,7 @@ func waitingFor(ctx *graph.Context, reason string) string {
 	}
 	ignored := 0
 	for _, c := range ctx.Event.Comments {
-		if !isSelfAuthored(c.Body) && !isAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
+		if !IsSelfAuthoredComment(c) && !isAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
 			ignored++
 		}
 	}
@@ -110,6 +128,8 @@ func waitingFor(ctx *graph.Context, reason string) string {
 }
 
 // filterAuthorized applies the gate-reading rule to comments from any source.
+// The-loop's own comments go first (IsSelfAuthoredComment): the marker,
+// or the integration's own identity on anything but a relay.
 //
 // A comment that passes and carries a ledger envelope (see ParseEnvelope)
 // naming an actor whose github id is authorized too is attributed to that
@@ -123,7 +143,7 @@ func waitingFor(ctx *graph.Context, reason string) string {
 func filterAuthorized(ctx *graph.Context, comments []graph.Comment) []graph.Comment {
 	var out []graph.Comment
 	for _, c := range comments {
-		if isSelfAuthored(c.Body) {
+		if IsSelfAuthoredComment(c) {
 			continue
 		}
 		if !isAuthorized(c.Author, ctx.Settings.AuthorizedUsers) {
@@ -184,7 +204,8 @@ func commentsFromListing(listing map[string]any) []graph.Comment {
 // use: each entry's author is "author" or "user", given as a login string
 // or as an object with a "login"; its time is "created_at" or "createdAt"
 // in RFC 3339 (a reply whose time is missing or does not parse has a zero
-// At). Entries that are not objects are ignored. An edited comment is read
+// At); "self": true says the integration's own identity posted it
+// (graph.Comment.Self). Entries that are not objects are ignored. An edited comment is read
 // as it stands, and "updated_at" (or "updatedAt"), when later than its
 // creation, is its Edited time: a gate still open reads the edit, as the
 // ingress reads an edited delivery, and a gate the item has left before
@@ -206,7 +227,8 @@ func ListedReplies(listing map[string]any) []graph.Reply {
 			continue
 		}
 		body, _ := m["body"].(string)
-		r := graph.Reply{Comment: graph.Comment{Author: listingAuthor(m), Body: body}, At: listingTime(m, "created_at", "createdAt")}
+		self, _ := m["self"].(bool)
+		r := graph.Reply{Comment: graph.Comment{Author: listingAuthor(m), Body: body, Self: self}, At: listingTime(m, "created_at", "createdAt")}
 		if edited := listingTime(m, "updated_at", "updatedAt"); edited.After(r.At) && !r.At.IsZero() {
 			r.Edited = edited
 		}

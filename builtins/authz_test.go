@@ -112,6 +112,64 @@ func TestListedRepliesKeepWhenEachCommentWasPosted(t *testing.T) {
 	}
 }
 
+func TestTheIntegrationsOwnCommentsAreTheLoopsOwnButARelayIsNot(t *testing.T) {
+	relay := StampEnvelope("💬 **the-loop** recorded an answer to the open gate from `jc1993`:\n\n> approved",
+		Envelope{Type: "gate.feedback", Source: "slack", Actor: map[string]string{"github": "jc1993"}})
+	reply := StampEnvelope(markSelfAuthored("💬 **the-loop** recorded a reply:\n\n> approved"),
+		Envelope{Type: "work-item.reply", Source: "slack", Actor: map[string]string{"github": "jc1993"}})
+	for _, tc := range []struct {
+		name string
+		c    graph.Comment
+		want bool
+	}{
+		{"a person's comment", graph.Comment{Author: "owner", Body: "approved"}, false},
+		{"a marked comment", graph.Comment{Author: "owner", Body: markSelfAuthored("approved")}, true},
+		{"an unmarked comment by the integration's identity", graph.Comment{Author: "owner", Body: "approved", Self: true}, true},
+		{"a relay by the integration's identity", graph.Comment{Author: "owner", Body: relay, Self: true}, false},
+		{"a relay by anyone else", graph.Comment{Author: "owner", Body: relay}, false},
+		{"a reply record, marked", graph.Comment{Author: "owner", Body: reply, Self: true}, true},
+		{"an envelope of another type by the identity", graph.Comment{Author: "owner", Self: true,
+			Body: StampEnvelope("> approved", Envelope{Type: "phase-approval-pending", Source: "slack"})}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsSelfAuthoredComment(tc.c); got != tc.want {
+				t.Errorf("IsSelfAuthoredComment = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	// A gate hears the relay, as jc1993's words, and nothing else the
+	// identity posted, though it is on the allowlist.
+	ctx := obCtx(nil, nil, "")
+	ctx.Settings.AuthorizedUsers = []string{"owner", "jc1993"}
+	ctx.Event = &graph.Event{Comments: []graph.Comment{
+		{Author: "owner", Body: "forced transition a -> b by owner. Reason: approved at the meeting.", Self: true},
+		{Author: "owner", Body: relay, Self: true},
+	}}
+	got := authorizedComments(ctx)
+	if want := []graph.Comment{{Author: "jc1993", Body: "approved", Self: true}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("authorizedComments = %v, want %v", got, want)
+	}
+	if why := waitingFor(ctx, "no authorized feedback yet"); why != "no authorized feedback yet" {
+		t.Errorf("the-loop's own comment is counted as a person's not read: %q", why)
+	}
+}
+
+func TestListedRepliesSayWhichTheIntegrationsIdentityPosted(t *testing.T) {
+	got := ListedReplies(map[string]any{"comments": []any{
+		map[string]any{"author": "a", "body": "one", "self": true},
+		map[string]any{"author": "b", "body": "two", "self": "yes"},
+		map[string]any{"author": "c", "body": "three"},
+	}})
+	var self []bool
+	for _, r := range got {
+		self = append(self, r.Self)
+	}
+	if !reflect.DeepEqual(self, []bool{true, false, false}) {
+		t.Errorf("self = %v, want only a boolean true read", self)
+	}
+}
+
 // A comment GitHub dates as updated after it was written was edited then;
 // one updated when it was written, or dated oddly, was not.
 func TestListedRepliesSayWhenACommentWasEdited(t *testing.T) {

@@ -59,10 +59,14 @@
 //
 // # Who a gate listens to
 //
-// Every gate reads comments by one rule (filterAuthorized, authz.go): a
-// comment carrying the-loop's own marker is dropped (IsSelfAuthored; the
-// hooks, and the ledger through MarkSelfAuthored, mark what they post),
-// then any whose author is not on Settings.AuthorizedUsers (IsAuthorized).
+// Every gate reads comments by one rule (filterAuthorized, authz.go):
+// the-loop's own comments are dropped first (IsSelfAuthoredComment): one
+// carrying its marker (IsSelfAuthored; the hooks mark what they post, and
+// the GitHub integration marks every comment it posts but a ledger relay),
+// and one its integration's own identity posted (graph.Comment.Self, from
+// the listing's "self") unless it is a relay of a person's words
+// (RelayedWords); then any whose author is not on
+// Settings.AuthorizedUsers (IsAuthorized).
 // A comment that passes and carries a ledger envelope (envelope.go:
 // StampEnvelope writes it, ParseEnvelope reads it) naming an authorized
 // github id as its actor is attributed to that person, so a reply given

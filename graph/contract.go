@@ -226,6 +226,11 @@ type Comment struct {
 	// ordinary comment. A review's state is the reviewer's decision as
 	// they chose it from GitHub's menu; the gates read it before the body.
 	Review string `json:"review,omitempty"`
+	// Self is set when the integration that read the comment says its own
+	// identity posted it: the login of the credential the-loop posts with.
+	// Such a comment is the-loop's own, marker or not, unless it is a
+	// ledger record of a person's words (see builtins.IsSelfAuthoredComment).
+	Self bool `json:"self,omitempty"`
 }
 
 // Event is the inbound event that prompted an advance: the comments a human

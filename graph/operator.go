@@ -89,7 +89,11 @@ func skipVocabulary(g *Graph) string {
 }
 
 // announce posts an audit comment for an operator act; best effort. It
-// returns a warning when the comment did not go up.
+// returns a warning when the comment did not go up. The integration marks
+// what it posts as the-loop's own (the GitHub integration's add-comment
+// appends the self-authored marker, which is GitHub markup and so its to
+// write): the comment names the operator and the reason, and read back as
+// the operator's words it could answer the very gate it reports on.
 func (rt *Runtime) announce(item WorkItem, body string) string {
 	_, err := rt.integration().Call("add-comment", map[string]any{"ref": item.Ref, "body": body})
 	if err != nil {

@@ -81,7 +81,7 @@ func listedReviews(listing map[string]any) []graph.Reply {
 		}
 		// The author and the time are read as a comment's are.
 		r := builtins.ListedReplies(map[string]any{"comments": []any{map[string]any{
-			"author": m["author"], "user": m["user"], "body": body, "created_at": m["submitted_at"]}}})
+			"author": m["author"], "user": m["user"], "body": body, "created_at": m["submitted_at"], "self": m["self"]}}})
 		if len(r) == 1 {
 			r[0].Review = review
 			out = append(out, r[0])
@@ -102,7 +102,12 @@ func mergeReplies(a, b []graph.Reply) []graph.Reply {
 
 // readReplies lists item's thread through Options.Replies. An item with no
 // GitHub ref has no thread to read: it is noted, not failed, and its gates
-// wait as they would without replies.
+// wait as they would without replies. The listing says which comments the
+// integration's own identity posted (the GitHub integration asks GitHub
+// who its token is, and fails the listing when it cannot learn it), and
+// the gates read none of those but the ledger's relays, as they read no
+// marked comment (builtins.IsSelfAuthoredComment): the operator is on the
+// allowlist, and the-loop posts with their token.
 func (e *Engine) readReplies(item graph.WorkItem) ([]graph.Reply, error) {
 	if _, _, _, err := graph.ParseRef(item.Ref); err != nil {
 		e.mu.Lock()

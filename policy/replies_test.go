@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/the-loop/the-loop/builtins"
 	"github.com/the-loop/the-loop/graph"
 )
 
@@ -128,6 +129,55 @@ func TestCheckCountsOnlyAllowListedAuthors(t *testing.T) {
 	}
 }
 
+// The operator is on the allowlist, and the-loop posts with their
+// token: what the integration says its own identity posted is the-loop's,
+// marker or not, and answers nothing; a ledger relay it posted is read as
+// the person's words it records.
+func TestCheckDoesNotReadTheLoopsOwnCommentsAsTheOperators(t *testing.T) {
+	relay := builtins.StampEnvelope("💬 **the-loop** recorded an answer to the open gate from `jc1993`:\n\n> approved",
+		builtins.Envelope{Type: "gate.feedback", Source: "slack", Actor: map[string]string{"github": "jc1993"}})
+	for _, tc := range []struct {
+		name     string
+		comments []any
+		status   string
+	}{
+		{"an unmarked comment by the token's login", []any{
+			map[string]any{"author": "alice", "body": "forced transition requirements -> design by alice. Reason: approved at the meeting.", "created_at": "2026-03-09T10:55:00Z", "self": true},
+		}, "wait"},
+		{"a marked comment", []any{
+			map[string]any{"author": "alice", "body": builtins.MarkSelfAuthored("approved"), "created_at": "2026-03-09T10:55:00Z"},
+		}, "wait"},
+		{"a relay by the token's login", []any{
+			map[string]any{"author": "alice", "body": relay, "created_at": "2026-03-09T10:55:00Z", "self": true},
+		}, "pass"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, _ := repliesRepo(t)
+			cli := filepath.Join(t.TempDir(), "cli.yaml")
+			os.WriteFile(cli, []byte("routing:\n  authorizedUsers: [alice, jc1993]\n"), 0o644)
+			fake := &threads{byRef: map[string][]any{"github:acme/shop#3": tc.comments}}
+			e, err := Open(Options{Repo: root, CLIConfig: cli, Events: discard{}, Replies: fake})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reports, err := e.Check([]string{"issue-3"}, false, Selector{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := gate(t, reports[0])
+			if string(n.Status) != tc.status {
+				t.Fatalf("got %+v, want %s", n, tc.status)
+			}
+			if tc.status == "pass" && n.Outcome != "approved" {
+				t.Errorf("got %+v, want the relayed approval", n)
+			}
+			if tc.status == "wait" && strings.Contains(strings.Join(n.Messages, " "), "not read") {
+				t.Errorf("the-loop's own comment is counted as a person's not read: %v", n.Messages)
+			}
+		})
+	}
+}
+
 func TestAThreadThatCannotBeReadFailsItsItemOnly(t *testing.T) {
 	root, cli := repliesRepo(t)
 	fake := &threads{failing: errors.New("github list-comments github:acme/shop#3: 404 Not Found")}
@@ -146,5 +196,17 @@ func TestAThreadThatCannotBeReadFailsItsItemOnly(t *testing.T) {
 	}
 	if len(reports) != 1 || reports[0].WorkItem != "notes-1" {
 		t.Errorf("reports %v, want notes-1's", reports)
+	}
+}
+
+// A review by the token's own login is the-loop's, as its comments are:
+// the listing says so, and no gate reads it.
+func TestAReviewByTheTokensLoginIsTheLoopsOwn(t *testing.T) {
+	got := listedReviews(map[string]any{"reviews": []any{
+		map[string]any{"author": "alice", "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T10:55:00Z", "self": true},
+		map[string]any{"author": "bob", "body": "", "state": "APPROVED", "submitted_at": "2026-03-09T10:56:00Z"},
+	}})
+	if len(got) != 2 || !builtins.IsSelfAuthoredComment(got[0].Comment) || builtins.IsSelfAuthoredComment(got[1].Comment) {
+		t.Errorf("reviews %+v, want alice's alone the-loop's own", got)
 	}
 }

@@ -72,6 +72,11 @@ func (a *apiTransport) under(u *url.URL) bool {
 
 func (a *apiTransport) name() string { return TransportAPI }
 
+// credential is the API root and a digest of the token.
+func (a *apiTransport) credential() string {
+	return "api " + a.base.String() + " token:" + digest(a.token)
+}
+
 // url is the absolute URL of path, an escaped path below the API root.
 func (a *apiTransport) url(path string) string { return a.base.String() + path }
 

@@ -84,19 +84,20 @@ func calls(srv *githubtest.Server) []string {
 	return out
 }
 
-func TestAddCommentPostsTheBodyWithTheToken(t *testing.T) {
+func TestAddCommentPostsTheBodyMarkedAsTheLoopsOwnWithTheToken(t *testing.T) {
 	srv := fakeGitHub(t, githubtest.Issue{})
 	in, _ := apiTo(t, srv.URL)
 	res, err := in.Call(OpAddComment, map[string]any{"ref": "github:acme/shop#3", "body": "hello\nthere"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	marked := "hello\nthere\n\n🤖 _the-loop, autonomous comment_\n<!-- the-loop:agent-comment -->\n"
 	got := srv.Calls()
 	if len(got) != 1 || got[0].Method != "POST" || got[0].Path != "/repos/acme/shop/issues/3/comments" ||
-		got[0].Body != `{"body":"hello\nthere"}` || got[0].Authorization != "Bearer "+token {
+		got[0].Body != `{"body":"hello\nthere\n\n🤖 _the-loop, autonomous comment_\n\u003c!-- the-loop:agent-comment --\u003e\n"}` || got[0].Authorization != "Bearer "+token {
 		t.Errorf("calls %+v", got)
 	}
-	if res["body"] != "hello\nthere" || res["id"] == nil || res["created_at"] == "" {
+	if res["body"] != marked || res["id"] == nil || res["created_at"] == "" {
 		t.Errorf("result %v", res)
 	}
 }
@@ -175,6 +176,7 @@ func TestListCommentsFollowsEveryPage(t *testing.T) {
 		t.Errorf("first %v, last %v", first, last)
 	}
 	want := []string{
+		"GET /user",
 		"GET /repos/acme/shop/issues/3/comments?per_page=100",
 		"GET /repos/acme/shop/issues/3/comments?page=2&per_page=100",
 		"GET /repos/acme/shop/issues/3/comments?page=3&per_page=100",
@@ -329,7 +331,7 @@ func TestARequestThatHangsTimesOut(t *testing.T) {
 
 func TestAPageLinkOutsideTheAPIRootIsNotFollowed(t *testing.T) {
 	srv := fakeGitHub(t, githubtest.Issue{})
-	srv.Fail(githubtest.Fault{Status: 200, Body: `[]`, Header: map[string]string{"Link": `<https://elsewhere.example/steal?page=2>; rel="next"`}})
+	srv.Fail(githubtest.Fault{Path: "/repos/acme/shop/issues/3/comments", Status: 200, Body: `[]`, Header: map[string]string{"Link": `<https://elsewhere.example/steal?page=2>; rel="next"`}})
 	in, _ := apiTo(t, srv.URL)
 	_, err := in.Call(OpListComments, map[string]any{"ref": "github:acme/shop#3"})
 	if err == nil || !strings.Contains(err.Error(), "is not under") {

@@ -44,6 +44,24 @@ func newCLI(o Options, path string) *cliTransport {
 
 func (c *cliTransport) name() string { return TransportCLI }
 
+// ghAccountEnv are the variables that choose which account gh uses.
+var ghAccountEnv = []string{"GH_HOST", "GH_TOKEN", "GITHUB_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "GH_CONFIG_DIR"}
+
+// credential is the binary, the host gh is asked about, and a digest of
+// what in the environment chooses gh's account. An account switched with gh auth switch is not
+// seen: removing IdentityFile has the login asked again.
+func (c *cliTransport) credential() string {
+	vals := make([]string, len(ghAccountEnv))
+	for i, k := range ghAccountEnv {
+		vals[i] = k + "=" + c.o.Env(k)
+	}
+	host := c.hostname
+	if host == "" {
+		host = "github.com"
+	}
+	return "cli " + c.path + " host:" + host + " env:" + digest(vals...)
+}
+
 func (c *cliTransport) do(ctx context.Context, r request, out any) error {
 	stdout, err := c.send(ctx, r, false)
 	if err != nil || out == nil || len(bytes.TrimSpace(stdout)) == 0 {

@@ -72,7 +72,7 @@ func TestTheCLITransportRunsGhAPIWithTheBodyOnStdin(t *testing.T) {
 	}
 	argv, stdin := run(t, runs, 1)
 	want := slices.Concat([]string{"api", "--method", "POST"}, ghHeaders, []string{"--input", "-", "repos/acme/shop/issues/3/comments"})
-	if !slices.Equal(argv, want) || stdin != `{"body":"hi"}` {
+	if !slices.Equal(argv, want) || stdin != `{"body":"hi\n\n🤖 _the-loop, autonomous comment_\n\u003c!-- the-loop:agent-comment --\u003e\n"}` {
 		t.Errorf("gh %q with %q, want gh %q", argv, stdin, want)
 	}
 	if res["id"] != int64(5) || res["author"] != "me" {
@@ -81,17 +81,26 @@ func TestTheCLITransportRunsGhAPIWithTheBodyOnStdin(t *testing.T) {
 }
 
 func TestTheCLITransportPaginatesAndReadsEveryPage(t *testing.T) {
-	runs := fakeGH(t, `[{"id": 1, "user": {"login": "a"}, "body": "one", "created_at": "2026-03-09T10:00:00Z"}]`+"\n"+
+	runs := fakeGH(t, `{"login": "b"}`, `[{"id": 1, "user": {"login": "a"}, "body": "one", "created_at": "2026-03-09T10:00:00Z"}]`+"\n"+
 		`[{"id": 2, "user": {"login": "b"}, "body": "two", "created_at": "2026-03-09T10:01:00Z"}]`)
 	in, _ := cliIntegration(t)
 	res, err := in.Call(OpListComments, map[string]any{"ref": "github:acme/shop#3"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cs := res["comments"].([]any); len(cs) != 2 || cs[1].(map[string]any)["author"] != "b" {
-		t.Errorf("comments %v", cs)
+	cs := res["comments"].([]any)
+	if len(cs) != 2 || cs[1].(map[string]any)["author"] != "b" {
+		t.Fatalf("comments %v", cs)
 	}
+	if cs[0].(map[string]any)["self"] != nil || cs[1].(map[string]any)["self"] != true {
+		t.Errorf("comments %v: want the second, by gh's own login b, self", cs)
+	}
+	// gh api user: who gh is logged in as, asked before the listing.
 	argv, _ := run(t, runs, 1)
+	if want := slices.Concat([]string{"api", "--method", "GET"}, ghHeaders, []string{"user"}); !slices.Equal(argv, want) {
+		t.Errorf("gh %q, want %q", argv, want)
+	}
+	argv, _ = run(t, runs, 2)
 	want := slices.Concat([]string{"api", "--method", "GET"}, ghHeaders, []string{"--paginate", "repos/acme/shop/issues/3/comments?per_page=100"})
 	if !slices.Equal(argv, want) {
 		t.Errorf("gh %q, want %q", argv, want)

@@ -11,11 +11,36 @@
 //
 // Hooks call [Integration.Call] with an operation name and parameters (see
 // Call for the table); Go callers use the typed methods, which take a
-// context: [Integration.AddComment], [Integration.Comments],
-// [Integration.Reviews], [Integration.Labels], [Integration.AddLabels], [Integration.SetLabels],
-// [Integration.RemoveLabel], [Integration.RequestReviewers] and
-// [Integration.AddReaction]. An issue or pull request is a [Ref],
+// context: [Integration.AddComment], [Integration.AddRelay],
+// [Integration.Comments], [Integration.Reviews], [Integration.Labels],
+// [Integration.AddLabels], [Integration.SetLabels],
+// [Integration.RemoveLabel], [Integration.RequestReviewers],
+// [Integration.AddReaction], [Integration.User] and
+// [Integration.Identity]. An issue or pull request is a [Ref],
 // github:OWNER/REPO#N, read strictly by [ParseRef].
+//
+// # What the-loop posts is the-loop's own
+//
+// the-loop posts with the operator's credential, and the operator is
+// usually on routing.authorizedUsers: by author alone, its comments are
+// the operator's, and read back they could answer the very gates they
+// report on. Two rules keep it from answering itself. Every comment the
+// integration posts carries the self-authored marker
+// (builtins.MarkSelfAuthored): AddComment adds it to whatever a caller
+// composed, the audit comments of graph force and graph skip included.
+// The one exception is the ledger's record of a person's words for a gate
+// or the control seam, which must be read, and so goes up unmarked through
+// AddRelay, which refuses any other body. And a comment by the login the
+// credential authenticates is the-loop's own even without the marker:
+// [Integration.Identity] asks GitHub once (GET /user; gh api user over
+// the cli transport) and keeps the answer in the operator's state root
+// ([IdentityFile]), and list-comments, list-review-comments and
+// list-reviews say which entries are that login's ("self"), which the
+// gates drop unless they are relays (builtins.IsSelfAuthoredComment). A
+// listing fails when the login cannot be learned, rather than hand a gate
+// the-loop's echo as the operator's answer; a credential that is no
+// user's (a GitHub App's installation token, answered 403) has no login,
+// and its comments, by its bot, are told by the marker.
 //
 // # Transports
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -49,6 +50,9 @@ const (
 	// ParamCommentID is add-reaction's parameter naming the comment to
 	// react on; without it the reaction is on the issue itself.
 	ParamCommentID = "commentId"
+	// ParamRelay is add-comment's parameter saying the body is a ledger
+	// record of a person's words, to be posted unmarked (AddRelay).
+	ParamRelay = "relay"
 	// opGetLabels is the original tool's name for list-labels.
 	opGetLabels = "get-labels"
 )
@@ -109,6 +113,13 @@ type Options struct {
 	// Now is the clock a primary rate limit's reset is compared with; nil
 	// means time.Now.
 	Now func() time.Time
+	// StateRoot is the operator's state root, where Identity keeps the
+	// login the credential authenticates (IdentityFile); "" keeps it in
+	// memory only.
+	StateRoot string
+	// Log receives what the integration notes on its own (the identity
+	// file being unreadable); nil discards it.
+	Log *slog.Logger
 }
 
 // Integration is the GitHub integration: the outbound hooks' add-comment
@@ -124,6 +135,10 @@ type Integration struct {
 	transport   transport // nil when unavailable
 	unavailable error
 	callTimeout time.Duration
+	stateRoot   string
+	log         *slog.Logger
+	now         func() time.Time
+	self        *self
 }
 
 var _ graph.Integration = (*Integration)(nil)
@@ -136,7 +151,7 @@ func New(opts Options) (*Integration, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Integration{callTimeout: o.CallTimeout}
+	in := &Integration{callTimeout: o.CallTimeout, stateRoot: o.StateRoot, log: o.Log, now: o.Now, self: newSelf()}
 	token, tokenVar := "", ""
 	for _, name := range o.TokenEnv {
 		if v := strings.TrimSpace(o.Env(name)); v != "" {
@@ -216,6 +231,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Log == nil {
+		o.Log = discardLog
+	}
 	return o, nil
 }
 
@@ -264,13 +282,14 @@ func orList(names []string) string {
 
 // FromConfig builds the integration the operator's CLI config declares
 // under integrations.github (transport, api.tokenEnv, api.baseUrl,
-// cli.binary), each key's default when it is absent, the block's too.
-// env reads the environment the token comes from.
+// cli.binary), each key's default when it is absent, the block's too,
+// keeping its identity in the config's state root. env reads the
+// environment the token comes from.
 func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, error) {
 	block, _ := cli.Integrations()["github"].(map[string]any)
 	api, _ := block["api"].(map[string]any)
 	bin, _ := block["cli"].(map[string]any)
-	opts := Options{Env: env}
+	opts := Options{Env: env, StateRoot: cli.StateRoot()}
 	opts.Transport, _ = block["transport"].(string)
 	opts.BaseURL, _ = api["baseUrl"].(string)
 	// The one GitHub host the operator works with: a defaultHost that is
@@ -371,7 +390,10 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "github %s %s", e.Op, e.Ref)
+	fmt.Fprintf(&b, "github %s", e.Op)
+	if e.Ref != "" {
+		b.WriteString(" " + e.Ref)
+	}
 	if e.Method != "" {
 		fmt.Fprintf(&b, ": %s %s", e.Method, e.Path)
 	}
@@ -410,9 +432,9 @@ func Transient(err error) bool {
 
 // Call performs op for a hook (graph.Integration). Params and results:
 //
-//	add-comment       {ref, body}                      -> {id, author, body, created_at}
-//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, updated_at?}]}
-//	list-reviews      {ref}                            -> {reviews: [{id, author, body, state, submitted_at?}]}  ref is the pull request
+//	add-comment       {ref, body, relay?}              -> {id, author, body, created_at}
+//	list-comments     {ref}                            -> {comments: [{id, author, body, created_at, updated_at?, self?}]}
+//	list-reviews      {ref}                            -> {reviews: [{id, author, body, state, submitted_at?, self?}]}  ref is the pull request
 //	list-review-comments {ref}                         -> {comments: [...]}  as list-comments, the comments on the pull request's diff
 //	add-labels        {ref, labels}                    -> {labels}  the issue's labels after
 //	set-labels        {ref, labels, replacePrefix?}    -> {labels}  add, then take off the other labels with the prefix
@@ -420,6 +442,13 @@ func Transient(err error) bool {
 //	list-labels       {ref}                            -> {labels}  (get-labels is the original's name for it)
 //	request-reviewers {ref, reviewers, teamReviewers?} -> {}        ref is the pull request
 //	add-reaction      {ref, content, commentId?}       -> {}        on the comment, else on the issue
+//
+// add-comment posts the body marked as the-loop's own (AddComment); with
+// relay true it posts a ledger record of a person's words unmarked, and
+// refuses any other body (AddRelay). The listings set self on each entry
+// whose author is the integration's own Identity, and fail when that
+// cannot be learned: the-loop's own comments could not be told from
+// people's.
 //
 // Labels and logins are lists of strings; created_at, updated_at and
 // submitted_at are RFC 3339; a review's state is GitHub's, upper case. Any
@@ -445,12 +474,26 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 		if strings.TrimSpace(body) == "" {
 			return fail("params.body: got nothing, want the comment's text")
 		}
-		c, err := in.AddComment(ctx, ref, body)
+		post := in.AddComment
+		switch relay := params[ParamRelay].(type) {
+		case nil:
+		case bool:
+			if relay {
+				post = in.AddRelay
+			}
+		default:
+			return fail("params." + ParamRelay + ": want true or false")
+		}
+		c, err := post(ctx, ref, body)
 		if err != nil {
 			return nil, err
 		}
-		return commentMap(c), nil
+		return commentMap(c, ""), nil
 	case OpListComments, OpListReviewComments:
+		me, err := in.Identity(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("github %s %s: the token's own login is not known, so the-loop's comments cannot be told from people's: %w", op, ref, err)
+		}
 		list := in.Comments
 		if op == OpListReviewComments {
 			list = in.ReviewComments
@@ -461,17 +504,21 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 		}
 		out := make([]any, len(cs))
 		for i, c := range cs {
-			out[i] = commentMap(c)
+			out[i] = commentMap(c, me)
 		}
 		return map[string]any{"comments": out}, nil
 	case OpListReviews:
+		me, err := in.Identity(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("github %s %s: the token's own login is not known, so the-loop's reviews cannot be told from people's: %w", op, ref, err)
+		}
 		rs, err := in.Reviews(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]any, len(rs))
 		for i, r := range rs {
-			out[i] = reviewMap(r)
+			out[i] = reviewMap(r, me)
 		}
 		return map[string]any{"reviews": out}, nil
 	case OpAddLabels, OpSetLabels:
@@ -510,16 +557,26 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 	return nil, fmt.Errorf("github %s: %w", op, errors.ErrUnsupported)
 }
 
-func commentMap(c Comment) map[string]any {
+// commentMap is c as Call answers it; self is set when me, the
+// integration's own login, wrote it.
+func commentMap(c Comment, me string) map[string]any {
 	m := map[string]any{"id": c.ID, "author": c.Author, "body": c.Body, "created_at": c.CreatedAt.UTC().Format(time.RFC3339)}
+	if me != "" && strings.EqualFold(c.Author, me) {
+		m["self"] = true
+	}
 	if !c.UpdatedAt.IsZero() {
 		m["updated_at"] = c.UpdatedAt.UTC().Format(time.RFC3339)
 	}
 	return m
 }
 
-func reviewMap(r Review) map[string]any {
+// reviewMap is r as Call answers it; self is set when me, the
+// integration's own login, wrote it.
+func reviewMap(r Review, me string) map[string]any {
 	m := map[string]any{"id": r.ID, "author": r.Author, "body": r.Body, "state": r.State}
+	if me != "" && strings.EqualFold(r.Author, me) {
+		m["self"] = true
+	}
 	if !r.SubmittedAt.IsZero() {
 		m["submitted_at"] = r.SubmittedAt.UTC().Format(time.RFC3339)
 	}

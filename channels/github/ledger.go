@@ -21,18 +21,23 @@ import (
 // the one record of what was said wherever it was said.
 //
 // How the comment is written is the security design. the-loop posts with
-// the operator's own credential, so a comment without the-loop's marker is,
-// to the webhook ingress and to every gate, a comment by the operator:
-// every guard such a comment meets runs on it. So
+// the operator's own credential, and what that credential's login posts
+// is the-loop's own to every reader (Integration.Identity), marked or not,
+// with one exception: a relay, a record of a person's words carrying a
+// gate.feedback or control.command envelope. A relay is read as a typed
+// comment is, every guard running on it, and the gate reads the person's
+// quoted words in it (builtins.RelayedWords), never the record's own line.
+// So
 //
 //   - a work-item.reply, which the pipeline delivers to the session itself,
 //     is recorded marked as the-loop's own and with its control keywords
 //     defanged: read back, it is dropped, and never delivered or executed
 //     a second time;
-//   - a gate.feedback or control.command is recorded unmarked, keywords
-//     intact: the ingress reads it as it reads a typed comment, and the
-//     gate or the control seam judges it. That is how a chat channel moves
-//     a work item: through the ledger, never around it.
+//   - a gate.feedback or control.command is recorded as a relay, unmarked
+//     (Integration.AddRelay, the one unmarked comment the integration
+//     posts), keywords intact: the ingress reads it, and the gate or the
+//     control seam judges it. That is how a chat channel moves a work
+//     item: through the ledger, never around it.
 //
 // Every record quotes the message (credentials scrubbed), says visibly who
 // sent it on which channel, and carries the ledger envelope naming the
@@ -158,6 +163,12 @@ func (l *Ledger) Record(ctx context.Context, e Entry) (Recorded, error) {
 		// refused whole, and said so.
 		return Recorded{}, fmt.Errorf("ledger: the record on %s would be %d characters, over the %d GitHub takes in a comment: not recorded", e.Work, n, MaxCommentChars)
 	}
+	params := map[string]any{"ref": e.Work.String(), "body": body}
+	if e.Type != channels.EventReply {
+		// A person's words for a gate or the control seam: the one kind
+		// of comment the-loop posts unmarked (Integration.AddRelay).
+		params[ParamRelay] = true
+	}
 	look := e.Retried && e.ID != ""
 	for posts := 1; ; posts++ {
 		if look {
@@ -170,7 +181,7 @@ func (l *Ledger) Record(ctx context.Context, e Entry) (Recorded, error) {
 				return found, nil
 			}
 		}
-		res, err := l.integration.Call(OpAddComment, map[string]any{"ref": e.Work.String(), "body": body})
+		res, err := l.integration.Call(OpAddComment, params)
 		if err == nil {
 			id, _ := intParam(res["id"])
 			if author, _ := res["author"].(string); author != "" {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/the-loop/the-loop/builtins"
 )
 
 // MaxComments is the most comments one listing reads: a thread longer
@@ -47,6 +49,10 @@ type transport interface {
 	// list sends r, a GET of a list, following GitHub's pagination to
 	// the end, and returns its items; more than max is an error.
 	list(ctx context.Context, r request, max int) ([]json.RawMessage, error)
+	// credential names the credential requests go with, without
+	// revealing it: what Identity keeps a login under. Two credentials
+	// that may be different accounts have different names.
+	credential() string
 }
 
 // via is the transport, or the error every call fails with when there is
@@ -85,8 +91,30 @@ func labelNames(ls []apiLabel) []string {
 	return out
 }
 
-// AddComment posts body on the issue or pull request.
+// AddComment posts body on the issue or pull request as the-loop's own:
+// marked with the self-authored marker and its visible attribution
+// (builtins.MarkSelfAuthored) unless it already carries them, so that no
+// reader ever takes what the-loop posts for a person's answer, whichever
+// caller composed it. The one comment the-loop posts unmarked is a
+// record of a person's words, which goes through AddRelay.
 func (in *Integration) AddComment(ctx context.Context, ref Ref, body string) (Comment, error) {
+	return in.postComment(ctx, ref, builtins.MarkSelfAuthored(body))
+}
+
+// AddRelay posts body, a ledger record of what a person said on another
+// channel (see Ledger), unmarked: the gates read the person's words in it
+// (builtins.RelayedWords), attributed by its envelope. A body that is not
+// such a record, carrying a gate.feedback or control.command envelope and
+// the words quoted, or that carries the marker, is refused: nothing else
+// the-loop writes may go up unmarked.
+func (in *Integration) AddRelay(ctx context.Context, ref Ref, body string) (Comment, error) {
+	if _, ok := builtins.RelayedWords(body); !ok || builtins.IsSelfAuthored(body) {
+		return Comment{}, &Error{Op: OpAddComment, Ref: ref.String(), Msg: "params.relay: the body is not a ledger record of a person's words (an unmarked gate.feedback or control.command envelope and the words quoted); not posted"}
+	}
+	return in.postComment(ctx, ref, body)
+}
+
+func (in *Integration) postComment(ctx context.Context, ref Ref, body string) (Comment, error) {
 	t, err := in.via(OpAddComment, ref)
 	if err != nil {
 		return Comment{}, err

@@ -85,6 +85,7 @@ func TestListReviewsFollowsEveryPage(t *testing.T) {
 		t.Fatalf("%d reviews, want 230", n)
 	}
 	want := []string{
+		"GET /user",
 		"GET /repos/acme/shop/pulls/30/reviews?per_page=100",
 		"GET /repos/acme/shop/pulls/30/reviews?page=2&per_page=100",
 		"GET /repos/acme/shop/pulls/30/reviews?page=3&per_page=100",
@@ -96,7 +97,13 @@ func TestListReviewsFollowsEveryPage(t *testing.T) {
 
 func TestAReviewsListingThatIsNotOneIsAnError(t *testing.T) {
 	for _, page := range []string{`[{"id": "eighty"}]`, `{"message": "not a list"}`} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(page)) }))
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/user" {
+				w.Write([]byte(`{"login": "the-loop-bot"}`))
+				return
+			}
+			w.Write([]byte(page))
+		}))
 		in, _ := apiTo(t, srv.URL)
 		_, err := in.Call(OpListReviews, map[string]any{"ref": "github:acme/shop#30"})
 		var ge *Error
@@ -115,7 +122,7 @@ func TestAReviewsListingThatIsNotOneIsAnError(t *testing.T) {
 }
 
 func TestTheCLITransportListsReviews(t *testing.T) {
-	runs := fakeGH(t, `[{"id": 1, "user": {"login": "a"}, "body": null, "state": "APPROVED", "submitted_at": "2026-03-09T10:00:00Z"}]`+"\n"+
+	runs := fakeGH(t, `{"login": "b"}`, `[{"id": 1, "user": {"login": "a"}, "body": null, "state": "APPROVED", "submitted_at": "2026-03-09T10:00:00Z"}]`+"\n"+
 		`[{"id": 2, "user": {"login": "b"}, "body": "no", "state": "CHANGES_REQUESTED", "submitted_at": "2026-03-09T10:01:00Z"}]`)
 	in, _ := cliIntegration(t)
 	res, err := in.Call(OpListReviews, map[string]any{"ref": "github:acme/shop#30"})
@@ -126,7 +133,10 @@ func TestTheCLITransportListsReviews(t *testing.T) {
 	if len(rs) != 2 || rs[0].(map[string]any)["state"] != "APPROVED" || rs[1].(map[string]any)["author"] != "b" {
 		t.Errorf("reviews %v", rs)
 	}
-	argv, _ := run(t, runs, 1)
+	if rs[0].(map[string]any)["self"] != nil || rs[1].(map[string]any)["self"] != true {
+		t.Errorf("reviews %v: want the second, by gh's own login b, self", rs)
+	}
+	argv, _ := run(t, runs, 2)
 	want := slices.Concat([]string{"api", "--method", "GET"}, ghHeaders, []string{"--paginate", "repos/acme/shop/pulls/30/reviews?per_page=100"})
 	if !slices.Equal(argv, want) {
 		t.Errorf("gh %q, want %q", argv, want)
@@ -146,7 +156,7 @@ func TestListReviewCommentsReadsThePullRequestsDiffComments(t *testing.T) {
 	if len(cs) != 1 || cs[0].(map[string]any)["body"] != "LGTM" || cs[0].(map[string]any)["updated_at"] != "2026-01-02T00:00:00Z" {
 		t.Errorf("comments %v", cs)
 	}
-	if got := calls(srv); !slices.Equal(got, []string{"GET /repos/acme/shop/pulls/30/comments?per_page=100"}) {
+	if got := calls(srv); !slices.Equal(got, []string{"GET /user", "GET /repos/acme/shop/pulls/30/comments?per_page=100"}) {
 		t.Errorf("calls %v", got)
 	}
 }

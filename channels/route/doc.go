@@ -11,8 +11,13 @@
 //     request) neither is any work item it delivers, by its head branch or
 //     a closing keyword in its description (no-work-item; see
 //     [LinkedWorkItems] and package bindings);
-//   - its comment carries the-loop's own marker, or a bot wrote it
-//     (self-authored);
+//   - its comment carries the-loop's own marker, or a bot wrote it, or
+//     the login the-loop posts with wrote it and it is not a ledger relay
+//     of a person's words ([Config.Identity]; self-authored, with why:
+//     marker, bot or identity). the-loop posts with the operator's
+//     credential, and the operator is usually on the allowlist: without
+//     this an unmarked comment of its own would be read as the
+//     operator's answer;
 //   - whoever acted is not on routing.authorizedUsers, or it names nobody
 //     (unauthorized-actor; an empty list denies everyone);
 //   - it is not a reply: a comment written (issue_comment or
@@ -90,7 +95,12 @@
 // graph.link_failed, and is returned as an error: the ingress then keeps
 // the delivery queued and processes it again after a pause. A decision
 // (every drop above) is an Outcome, because processing it again would
-// reach it again. Acknowledgement fails open: the reactions on the
+// reach it again. A comment by an authorized author when the login
+// the-loop posts with cannot be learned (GitHub down, the token refused)
+// is returned as an error too, and logged, before any graph is read: it
+// may be the-loop's own echo or the operator's word, and is neither
+// guessed nor lost. The login is asked again when it is processed again.
+// Acknowledgement fails open: the reactions on the
 // comment (routing.reactions: eyes when the-loop acts on it, hooray when it
 // moved the graph, confused when it was refused or failed) go through the
 // integration's add-reaction operation, and one that cannot be posted is

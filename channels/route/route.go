@@ -3,7 +3,9 @@ package route
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,6 +84,14 @@ type Config struct {
 	Events graph.Emitter
 	// Bindings, when set, replaces the bindings of CLI's state root.
 	Bindings *bindings.Store
+	// Identity, when set, answers the login of the account Integration
+	// posts with, as github.Integration.Identity does ("" when it is no
+	// user's). A comment by that login is the-loop's own even without the
+	// marker, unless it is a ledger relay of a person's words. New asks it
+	// at once, in the background, and logs what it answered. Nil tells
+	// the-loop's comments by the marker alone: right only when nothing
+	// posts with the credential of an authorized login.
+	Identity func(ctx context.Context) (string, error)
 	// Deliver hands an ordinary comment on a work item at an agent's node
 	// to the work item's target; nil is deliver.Deliver under CLI's state
 	// root.
@@ -105,6 +115,8 @@ type Router struct {
 	// a slow GitHub never holds up what a comment asks of the graph.
 	reactions chan func()
 	pending   sync.WaitGroup
+
+	identity func(ctx context.Context) (string, error) // Config.Identity
 }
 
 var _ channels.Processor = (*Router)(nil)
@@ -120,17 +132,49 @@ func New(cfg Config) (*Router, error) {
 		Link:      l,
 		items:     map[string]*sync.Mutex{},
 		reactions: make(chan func(), maxPendingReactions),
+		identity:  cfg.Identity,
 	}
 	go r.postReactions()
 	if len(r.cli.AuthorizedUsers()) == 0 {
 		r.log.Warn("routing.authorizedUsers names no GitHub login: no comment will be acted on until it names someone")
 	}
+	if r.identity != nil {
+		go r.learnIdentity()
+	}
 	return r, nil
+}
+
+// identityAtStart bounds the router's first question of who the-loop
+// posts as.
+const identityAtStart = 30 * time.Second
+
+// learnIdentity asks, once the router is built, who the-loop posts as,
+// so that the first comment need not wait for it, and says what it
+// learned. A failure is logged, and the login asked again with the first
+// comment that needs it: never a reason not to serve.
+func (r *Router) learnIdentity() {
+	ctx, cancel := context.WithTimeout(context.Background(), identityAtStart)
+	defer cancel()
+	login, err := r.identity(ctx)
+	switch {
+	case err != nil:
+		r.log.Warn("could not learn the GitHub login the-loop posts with; it is asked again with the next comment, and until then a comment by an authorized login is kept for a retry", "err", err)
+	case login == "":
+		r.log.Info("the GitHub credential is no user's: the-loop's comments are told by their marker")
+	case builtins.IsAuthorized(login, r.cli.AuthorizedUsers()):
+		// The usual set-up, so that the ledger's relays of chat answers
+		// land; but the operator typing on GitHub as that login is not
+		// heard, and should know it.
+		r.log.Warn("the-loop posts on GitHub as "+login+", which routing.authorizedUsers names: that login's comments are the-loop's own and answer nothing (but the ledger's relays of chat answers); answer gates on GitHub from another account", "login", login)
+	default:
+		r.log.Info("the-loop posts on GitHub as "+login+": that login's comments are the-loop's own, but for the ledger's relays", "login", login)
+	}
 }
 
 // Process decides what one delivery does, in the original tool's order:
 // the work item it concerns must be bound (no-work-item), what the-loop or
-// a bot wrote is dropped (self-authored), then anyone not on
+// a bot wrote is dropped (self-authored: its marker, a bot, or a comment
+// by the login the-loop posts with that is not a ledger relay), then anyone not on
 // routing.authorizedUsers (unauthorized-actor; an empty list denies
 // everyone, and so does an event that names nobody). A new comment that
 // passes is then a control command, an answer for the gate the work item
@@ -141,8 +185,9 @@ func New(cfg Config) (*Router, error) {
 // again, the graph left as it was: the bindings could not be read or
 // written, the bound checkout could not be opened (a broken harness
 // config, an unreadable state file, a repository hook that cannot load),
-// the item's lock stayed held, its state could not be written, or ctx was
-// done. (A start whose graph faulted keeps its start record: applying it
+// the item's lock stayed held, its state could not be written, the login
+// the-loop posts with could not be learned for an authorized author's
+// comment, or ctx was done. (A start whose graph faulted keeps its start record: applying it
 // again changes nothing.) Everything else, refusals included, is an
 // Outcome.
 func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Outcome, error) {
@@ -164,7 +209,18 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 		// the original hears it.
 		return r.closed(ctx, in, t)
 	}
-	if why := in.selfAuthored(); why != "" {
+	why := in.selfAuthored()
+	if why == "" {
+		own, err := r.byIdentity(ctx, in)
+		if err != nil {
+			r.log.Warn("could not learn the login the-loop posts with, so this comment cannot be told from the-loop's own; keeping it for a retry", "delivery", d.ID, "work_item", t.work, "actor", in.actor, "err", err)
+			return channels.Outcome{}, err
+		}
+		if own {
+			why = "identity"
+		}
+	}
+	if why != "" {
 		r.log.Debug("dropping the-loop's own comment", "delivery", d.ID, "work_item", t.work, "why", why)
 		return dropped(channels.DropSelfAuthored, t.fields(in, "why", why)), nil
 	}
@@ -490,10 +546,10 @@ func readDelivery(d channels.Delivery) *inbound {
 // an issue that is a pull request by giving it a pull_request object.
 func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
-// selfAuthored says why the delivery is the-loop's own, "" when it is not:
-// its comment carries the-loop's marker (the-loop posts with the
-// operator's credentials, so only the marker tells its comments from the
-// operator's), or a bot acted.
+// selfAuthored says why the delivery is the-loop's own by what it says,
+// "" when it does not: its comment carries the-loop's marker, or a bot
+// acted. (Router.byIdentity tells it by who posted it: the-loop posts with
+// the operator's credentials.)
 func (in *inbound) selfAuthored() string {
 	switch {
 	case in.comment != nil && builtins.IsSelfAuthored(in.comment.Body):
@@ -502,6 +558,27 @@ func (in *inbound) selfAuthored() string {
 		return "bot"
 	}
 	return ""
+}
+
+// byIdentity reports whether the delivery's comment is the-loop's own by
+// who posted it: the integration's own login (Config.Identity), on
+// anything but a ledger relay (builtins.IsSelfAuthoredComment). When the
+// login cannot be learned, a comment by someone not authorized is not
+// ours to judge (it is dropped as unauthorized next); any other is a
+// fault, kept for a retry: it may be the-loop's echo, or the operator's
+// own word, and neither may be guessed.
+func (r *Router) byIdentity(ctx context.Context, in *inbound) (bool, error) {
+	if r.identity == nil || in.comment == nil || !builtins.IsSelfAuthoredComment(graph.Comment{Body: in.comment.Body, Self: true}) {
+		return false, nil
+	}
+	me, err := r.identity(ctx)
+	switch {
+	case err != nil && !builtins.IsAuthorized(in.actor, r.cli.AuthorizedUsers()):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("route: learn the login the-loop posts with: %w", err)
+	}
+	return me != "" && strings.EqualFold(strings.TrimPrefix(in.actor, "@"), strings.TrimPrefix(me, "@")), nil
 }
 
 // commandText is the part of a comment body control keywords are looked

@@ -27,7 +27,8 @@ type CheckCmd struct {
 
 func (c *CheckCmd) Help() string {
 	return `check is pure: it writes nothing in the repository, calls out to nothing
-(but GitHub, to read comments, under --replies github) and runs no subprocess
+(but GitHub, to read comments and who the token is, under --replies github)
+and runs no subprocess
 but read-only git (when --base or --rules-from names a revision) and gh (for
 --replies github over the cli transport), so it is safe on a read-only
 checkout and as a CI gate. (Under
@@ -38,9 +39,12 @@ per item): a gate then reads the replies posted while the item's state had
 it open, and only those by routing.authorizedUsers, as advance does. A
 pull request's inner loop (--pr) reads its reviews and the comments on
 its diff as well: an approving or changes-requesting review is the
-reviewer's answer. A reply edited
-after its gate moved on is not read for that gate. So an approved gate
-passes, and --fail-on unmet works in CI:
+reviewer's answer. A reply edited after its gate moved on is not read for
+that gate. It never reads the-loop's own comments: those carrying its
+marker, and those by the login its token authenticates (asked once with
+GET /user and kept in <state.root>/github/identity.json) but for the
+ledger's relays of chat answers. So an approved gate passes, and
+--fail-on unmet works in CI:
 
   GH_TOKEN=... the-loop check --all --replies github --fail-on unmet
 

@@ -27,7 +27,13 @@ func newServed(events *eventlog.Log, cli *policy.CLIConfig, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	router, err := route.New(route.Config{CLI: cli, Integration: in, Log: log, Events: events})
+	cfg := route.Config{CLI: cli, Integration: in, Log: log, Events: events}
+	if gh, ok := in.(*github.Integration); ok && gh.Available() == nil {
+		// the-loop posts with this credential: a comment by its login is
+		// the-loop's own.
+		cfg.Identity = gh.Identity
+	}
+	router, err := route.New(cfg)
 	if err != nil {
 		return nil, err
 	}

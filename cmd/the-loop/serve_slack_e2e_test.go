@@ -24,7 +24,8 @@ import (
 
 // The Slack thread github:acme/shop#12 is discussed in, and the people of
 // these tests: the operator, whose token the-loop posts with (githubtest
-// posts every comment as the-loop-bot, whatever the token), and jc1993,
+// posts every comment as its token's login, the-loop-bot, and answers GET
+// /user with it), and jc1993,
 // who writes on Slack as U0456.
 const (
 	e2eChannel   = "C0123ABC"

@@ -1,6 +1,7 @@
 // Package githubtest is a fake of the part of GitHub's REST API the-loop
-// uses: issue comments, labels and reactions, review requests, and a pull
-// request's reviews and diff comments. It
+// uses: issue comments, labels and reactions, review requests, a pull
+// request's reviews and diff comments, and the authenticated user (GET
+// /user: who the token is). It
 // keeps its issues in memory, records every call, and can be told to fail
 // a request the way GitHub does (a rate limit, a 404, a 5xx), so that the
 // GitHub integration and the commands built on it are tested without the
@@ -11,6 +12,10 @@
 //	srv.AddIssue("acme/shop#3", githubtest.Issue{Labels: []string{"bug"}})
 //	... point the integration at srv.URL ...
 //	calls := srv.Calls()
+//
+// Every comment the server is asked to create is posted as the token's
+// user, whose login is DefaultLogin unless SetLogin says another: as on
+// GitHub, what the-loop posts is authored by whoever its token is.
 //
 // A Server is safe for concurrent use.
 package githubtest
@@ -109,6 +114,9 @@ type Fault struct {
 	Applied bool
 }
 
+// DefaultLogin is the login of the token's user on a new Server.
+const DefaultLogin = "the-loop-bot"
+
 // Server is the fake.
 type Server struct {
 	// URL is the API's base URL: the server's address followed by the
@@ -116,6 +124,7 @@ type Server struct {
 	URL string
 
 	token  string
+	login  string
 	log    io.Writer
 	srv    *httptest.Server
 	prefix string
@@ -133,7 +142,7 @@ func NewServer() *Server { return NewServerAt("") }
 // NewServerAt starts a server whose API is under prefix, as a GitHub
 // Enterprise host serves it under /api/v3.
 func NewServerAt(prefix string) *Server {
-	s := &Server{issues: map[string]*Issue{}, prefix: strings.TrimRight(prefix, "/"),
+	s := &Server{issues: map[string]*Issue{}, prefix: strings.TrimRight(prefix, "/"), login: DefaultLogin,
 		clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + s.prefix
@@ -143,10 +152,11 @@ func NewServerAt(prefix string) *Server {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
-// Fixture is what Load reads: the token and the issues, by
-// "owner/repo#number".
+// Fixture is what Load reads: the token, the login of its user ("" keeps
+// DefaultLogin), and the issues, by "owner/repo#number".
 type Fixture struct {
 	Token  string           `json:"token"`
+	Login  string           `json:"login,omitempty"`
 	Issues map[string]Issue `json:"issues"`
 }
 
@@ -159,6 +169,9 @@ func (s *Server) Load(r io.Reader) error {
 		return fmt.Errorf("githubtest fixture: %w", err)
 	}
 	s.SetToken(f.Token)
+	if f.Login != "" {
+		s.SetLogin(f.Login)
+	}
 	for ref, is := range f.Issues {
 		s.AddIssue(ref, is)
 	}
@@ -171,6 +184,14 @@ func (s *Server) SetToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.token = token
+}
+
+// SetLogin makes login the token's user: the author of every comment
+// created from now on, and what GET /user answers.
+func (s *Server) SetLogin(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.login = login
 }
 
 // SetClock dates the comments created from now on without a time: the
@@ -280,6 +301,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		switch m := match(path); {
 		case s.token != "" && call.Authorization != "Bearer "+s.token:
 			answer(out, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
+		case path == "/user" && r.Method == http.MethodGet:
+			answer(out, http.StatusOK, map[string]any{"login": s.login, "id": 1, "type": "User"})
 		case m.kind == "":
 			notFound(out)
 		case m.kind != "comment-reactions" && s.issues[m.key] == nil:
@@ -371,7 +394,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, m route, call Cal
 			answer(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed"})
 			return
 		}
-		c := Comment{Author: "the-loop-bot", Body: in.Body}
+		c := Comment{Author: s.login, Body: in.Body}
 		s.number(&c)
 		is.Comments = append(is.Comments, c)
 		answer(w, http.StatusCreated, commentJSON(c))
