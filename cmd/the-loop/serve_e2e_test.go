@@ -34,12 +34,7 @@ func TestServeDrivesABoundWorkItemFromSignedComments(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("THE_LOOP_CLI_CONFIG", "")
 	t.Setenv("THE_LOOP_GH_WEBHOOK_SECRET", "s3cret")
-	checkout := filepath.Join(home, "shop")
-	if err := os.CopyFS(checkout, os.DirFS(filepath.Join("..", "..", "testdata", "repos", "gate"))); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(checkout, ".git"), 0o755)
-	os.WriteFile(filepath.Join(checkout, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/acme/shop.git\n"), 0o644)
+	checkout := gateCheckout(t, filepath.Join(home, "shop"), "https://github.com/acme/shop.git")
 	port := freePort(t)
 	cfg := filepath.Join(home, "cli.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf("state:\n  root: %s\nrouting:\n  authorizedUsers: [alice]\nwebhooks:\n  ghWebhook:\n    port: %d\n", state, port)), 0o644)
@@ -55,17 +50,7 @@ func TestServeDrivesABoundWorkItemFromSignedComments(t *testing.T) {
 
 	post := func(id, event, body string, secret string) int {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+"/gh-webhook", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(ingress.HeaderEvent, event)
-		req.Header.Set(ingress.HeaderDelivery, id)
-		req.Header.Set(ingress.HeaderSignature256, ingress.Sign([]byte(secret), []byte(body)))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postSigned(t, base, id, event, secret, []byte(body))
 	}
 	comment := func(id int, author, text string) string {
 		return fmt.Sprintf(`{"action":"created","repository":{"full_name":"acme/shop"},"issue":{"number":12},"comment":{"id":%d,"user":{"login":%q,"type":"User"},"body":%q,"created_at":%q},"sender":{"login":%q}}`,
@@ -126,6 +111,35 @@ func TestServeDrivesABoundWorkItemFromSignedComments(t *testing.T) {
 	if st.CurrentNode != "design" {
 		t.Errorf("issue-12 is at %q, want design after alice's approval", st.CurrentNode)
 	}
+}
+
+// gateCheckout copies the gate fixture repository (issue-12 waiting at
+// requirements-approval) to dir, as a git checkout whose origin is origin.
+func gateCheckout(t *testing.T, dir, origin string) string {
+	t.Helper()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "repos", "gate"))); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = "+origin+"\n"), 0o644)
+	return dir
+}
+
+// postSigned sends body to serve's GitHub endpoint at base as a delivery
+// of event with id, signed with secret, and returns the status.
+func postSigned(t *testing.T, base, id, event, secret string, body []byte) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/gh-webhook", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(ingress.HeaderEvent, event)
+	req.Header.Set(ingress.HeaderDelivery, id)
+	req.Header.Set(ingress.HeaderSignature256, ingress.Sign([]byte(secret), body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func waitUp(t *testing.T, base string, stderr *lockedBuffer) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/deliver"
-	"github.com/the-loop/the-loop/channels/ingress"
 )
 
 // TestServeDrivesAGHESWorkItem runs serve for a GitHub Enterprise Server,
@@ -37,10 +36,7 @@ func TestServeDrivesAGHESWorkItem(t *testing.T) {
 	t.Setenv("GH_TOKEN", "")
 	t.Setenv("GITHUB_TOKEN", "")
 	checkout := func(name, origin string) string {
-		dir := filepath.Join(home, name)
-		if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "repos", "gate"))); err != nil {
-			t.Fatal(err)
-		}
+		dir := gateCheckout(t, filepath.Join(home, name), origin)
 		specs := filepath.Join(dir, "docs", "specs")
 		if err := os.Rename(filepath.Join(specs, "issue-12"), filepath.Join(specs, "issue-1")); err != nil {
 			t.Fatal(err)
@@ -48,8 +44,6 @@ func TestServeDrivesAGHESWorkItem(t *testing.T) {
 		st := filepath.Join(specs, "issue-1", "graph-state.json")
 		data, _ := os.ReadFile(st)
 		os.WriteFile(st, []byte(strings.Replace(string(data), `"issue-12"`, `"issue-1"`, 1)), 0o644)
-		os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
-		os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = "+origin+"\n"), 0o644)
 		return dir
 	}
 	ghes := checkout("hello-world", "git@octocoders.github.io:Codertocat/Hello-World.git")
@@ -92,18 +86,8 @@ func TestServeDrivesAGHESWorkItem(t *testing.T) {
 	}
 	post := func(id, body string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+"/gh-webhook", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(ingress.HeaderEvent, "issue_comment")
-		req.Header.Set(ingress.HeaderDelivery, id)
-		req.Header.Set(ingress.HeaderSignature256, ingress.Sign([]byte("s3cret"), []byte(body)))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("%s: status %d\n%s", id, resp.StatusCode, stderr.String())
+		if status := postSigned(t, base, id, "issue_comment", "s3cret", []byte(body)); status != http.StatusAccepted {
+			t.Fatalf("%s: status %d\n%s", id, status, stderr.String())
 		}
 	}
 	for _, s := range steps {

@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/the-loop/the-loop/channels/ingress"
 )
 
 // octokitComment is octokit's issue_comment created example with the
@@ -51,12 +49,7 @@ func TestServeReadsAnAnswerAsThePersonMeantIt(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("THE_LOOP_CLI_CONFIG", "")
 	t.Setenv("THE_LOOP_GH_WEBHOOK_SECRET", "s3cret")
-	checkout := filepath.Join(home, "hello")
-	if err := os.CopyFS(checkout, os.DirFS(filepath.Join("..", "..", "testdata", "repos", "gate"))); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(checkout, ".git"), 0o755)
-	os.WriteFile(filepath.Join(checkout, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/Codertocat/Hello-World.git\n"), 0o644)
+	checkout := gateCheckout(t, filepath.Join(home, "hello"), "https://github.com/Codertocat/Hello-World.git")
 	port := freePort(t)
 	cfg := filepath.Join(home, "cli.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf("state:\n  root: %s\nrouting:\n  authorizedUsers: [Codertocat]\nwebhooks:\n  ghWebhook:\n    port: %d\n", state, port)), 0o644)
@@ -82,18 +75,8 @@ func TestServeReadsAnAnswerAsThePersonMeantIt(t *testing.T) {
 	send := func(id int, body string) map[string][]string {
 		t.Helper()
 		payload := octokitComment(t, 12, id, "Codertocat", body)
-		req, _ := http.NewRequest(http.MethodPost, base+"/gh-webhook", strings.NewReader(payload))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(ingress.HeaderEvent, "issue_comment")
-		req.Header.Set(ingress.HeaderDelivery, fmt.Sprintf("d-%d", id))
-		req.Header.Set(ingress.HeaderSignature256, ingress.Sign([]byte("s3cret"), []byte(payload)))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("comment %d: status %d\n%s", id, resp.StatusCode, stderr.String())
+		if status := postSigned(t, base, fmt.Sprintf("d-%d", id), "issue_comment", "s3cret", []byte(payload)); status != http.StatusAccepted {
+			t.Fatalf("comment %d: status %d\n%s", id, status, stderr.String())
 		}
 		sent++
 		return waitOutcomes(t, log, sent, &stderr)

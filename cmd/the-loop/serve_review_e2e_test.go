@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/the-loop/the-loop/channels/ingress"
 )
 
 // TestServeHearsPullRequestReviewsAndEnds runs the real serve on signed
@@ -33,12 +31,7 @@ func TestServeHearsPullRequestReviewsAndEnds(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("THE_LOOP_CLI_CONFIG", "")
 	t.Setenv("THE_LOOP_GH_WEBHOOK_SECRET", "s3cret")
-	checkout := filepath.Join(home, "shop")
-	if err := os.CopyFS(checkout, os.DirFS(filepath.Join("..", "..", "testdata", "repos", "gate"))); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(checkout, ".git"), 0o755)
-	os.WriteFile(filepath.Join(checkout, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/acme/shop.git\n"), 0o644)
+	checkout := gateCheckout(t, filepath.Join(home, "shop"), "https://github.com/acme/shop.git")
 	entered := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
 	for _, pr := range []int{30, 31} {
 		p := filepath.Join(checkout, "docs", "specs", "issue-12", "pr-loops", fmt.Sprintf("pr-%d", pr), "graph-state.json")
@@ -61,18 +54,8 @@ func TestServeHearsPullRequestReviewsAndEnds(t *testing.T) {
 	post := func(id, event string, p map[string]any) {
 		t.Helper()
 		body, _ := json.Marshal(p)
-		req, _ := http.NewRequest(http.MethodPost, base+"/gh-webhook", strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(ingress.HeaderEvent, event)
-		req.Header.Set(ingress.HeaderDelivery, id)
-		req.Header.Set(ingress.HeaderSignature256, ingress.Sign([]byte("s3cret"), body))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("%s: status %d\n%s", id, resp.StatusCode, stderr.String())
+		if status := postSigned(t, base, id, event, "s3cret", body); status != http.StatusAccepted {
+			t.Fatalf("%s: status %d\n%s", id, status, stderr.String())
 		}
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
