@@ -46,17 +46,11 @@ const endActor = "the-loop"
 
 // closed decides an issue or pull request closed.
 func (r *Router) closed(ctx context.Context, in *inbound, t *target) (channels.Outcome, error) {
-	unlock := r.lock(t.work)
+	unlock, out, done, err := r.lockFresh(ctx, in, t)
+	if done {
+		return out, err
+	}
 	defer unlock()
-	if err := ctx.Err(); err != nil {
-		return channels.Outcome{}, err
-	}
-	switch ok, err := r.refresh(t); {
-	case err != nil:
-		return channels.Outcome{}, err
-	case !ok:
-		return dropped(channels.DropNoWorkItem, t.fields(in)), nil
-	}
 	merged := in.p.PullRequest != nil && in.p.PullRequest.Merged
 	if t.pr.IsZero() {
 		return r.itemClosed(in, t, merged)

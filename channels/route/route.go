@@ -231,19 +231,11 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 	if in.kind == kindOther || in.comment == nil {
 		return dropped(DropNotANewComment, t.fields(in, "gh_action", in.p.Action)), nil
 	}
-	unlock := r.lock(t.work)
+	unlock, out, done, err := r.lockFresh(ctx, in, t)
+	if done {
+		return out, err
+	}
 	defer unlock()
-	if err := ctx.Err(); err != nil {
-		return channels.Outcome{}, err
-	}
-	// Bindings change under a running server: read the one in force now,
-	// under the item's lock.
-	switch ok, err := r.refresh(t); {
-	case err != nil:
-		return channels.Outcome{}, err
-	case !ok:
-		return dropped(channels.DropNoWorkItem, t.fields(in)), nil
-	}
 	if out, done := r.revised(in, t); done {
 		return out, nil
 	}
@@ -591,4 +583,26 @@ func commandText(body string) string {
 		return words
 	}
 	return body
+}
+
+// lockFresh takes t's work item lock and reads its binding again under it:
+// bindings change under a running server, and what is decided must be
+// decided on the one in force now. done is set, with the outcome or error
+// to return, when there is nothing more to do; the lock is then already
+// released. Otherwise the caller holds it until it calls unlock.
+func (r *Router) lockFresh(ctx context.Context, in *inbound, t *target) (unlock func(), out channels.Outcome, done bool, err error) {
+	unlock = r.lock(t.work)
+	if err := ctx.Err(); err != nil {
+		unlock()
+		return nil, channels.Outcome{}, true, err
+	}
+	switch ok, err := r.refresh(t); {
+	case err != nil:
+		unlock()
+		return nil, channels.Outcome{}, true, err
+	case !ok:
+		unlock()
+		return nil, dropped(channels.DropNoWorkItem, t.fields(in)), true, nil
+	}
+	return unlock, channels.Outcome{}, false, nil
 }
