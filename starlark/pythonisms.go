@@ -122,7 +122,7 @@ func syntaxHint(pos syntax.Position, msg string, src []byte) string {
 			name, _, _ := strings.Cut(toks[i+1].text, ".")
 			switch {
 			case predeclaredModules[name]:
-				return name + ` is predeclared in every rule (as are json, math and re): delete the import and call ` + name + `.… directly`
+				return `json, math and re are predeclared in every rule: delete the import and call ` + name + `.… directly`
 			case sandboxedModules[name]:
 				return `Starlark has no import, and a rule has no ` + name + `: ` + hintFiles
 			}
