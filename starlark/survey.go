@@ -147,6 +147,7 @@ func isPredeclared(e syntax.Node, name string) bool {
 
 // impl checks the hook function e names: a top-level def, or a lambda.
 func (sv *surveyor) impl(e syntax.Expr) {
+	var fn syntax.Node // the def or lambda, checked once however often registered
 	var params []syntax.Expr
 	var body syntax.Node
 	switch x := e.(type) {
@@ -159,19 +160,19 @@ func (sv *surveyor) impl(e syntax.Expr) {
 		if !ok {
 			return
 		}
-		params, body = def.Params, &syntax.File{Stmts: def.Body}
+		fn, params, body = def, def.Params, &syntax.File{Stmts: def.Body}
 	case *syntax.LambdaExpr:
-		params, body = x.Params, x.Body
+		fn, params, body = x, x.Params, x.Body
 	default:
 		return
 	}
 	if sv.seen == nil {
 		sv.seen = map[syntax.Node]bool{}
 	}
-	if len(params) == 0 || sv.seen[e] {
+	if len(params) == 0 || sv.seen[fn] {
 		return
 	}
-	sv.seen[e] = true
+	sv.seen[fn] = true
 	p, ok := params[0].(*syntax.Ident)
 	if !ok {
 		return // *args, or ctx = default: what it holds is not certain
