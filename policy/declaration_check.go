@@ -133,6 +133,7 @@ func (e *Engine) CheckDeclaration() (DeclarationReport, error) {
 	}
 	c.attachments()
 	c.modules()
+	c.survey(false)
 	return c.finish(), nil
 }
 
@@ -157,6 +158,7 @@ func (e *Engine) CheckHooks() (DeclarationReport, error) {
 	}
 	c.attachments()
 	c.modules()
+	c.survey(true)
 	c.load()
 	c.apply()
 	return c.finish(), nil
@@ -379,14 +381,7 @@ func (c *declCheck) apply() {
 		if c.p.badAttach[i] || len(ac.Loops) == 0 {
 			continue
 		}
-		if _, ok := registered[a.Hook]; !ok {
-			if !loaded {
-				// A module that failed to load may be the one that registers it.
-				c.mark(&ac.Verdict, VerdictUnchecked)
-				continue
-			}
-			c.rep.faults = append(c.rep.faults, c.at(i, "hook", "%s", unregistered(a, registered)))
-			c.mark(&ac.Verdict, VerdictError)
+		if !c.registered(i, slices.Collect(maps.Keys(registered)), loaded) {
 			continue
 		}
 		table := c.table
@@ -413,6 +408,66 @@ func (c *declCheck) apply() {
 			p := hookPos(t[name])
 			c.warnings = append(c.warnings, &graph.ConfigError{File: p.file, Line: p.line, Col: p.col, Key: HooksKey + ".attach",
 				Msg: fmt.Sprintf("module %s registers %s, but no attachment in %s names it, so it never runs; attach it under graph.hooks.attach, or remove it", c.p.Modules[i].Label(), name, c.p.File)})
+		}
+	}
+}
+
+// registered checks that a module registers attachment i's hook, given
+// the names registered; all says they are every name the modules can
+// register. When a name is missing it is a fault if all, else the
+// attachment is unchecked (a module that did not load, or registers in a
+// way its source does not show, may be the one). It reports whether the
+// hook is registered.
+func (c *declCheck) registered(i int, names []string, all bool) bool {
+	a, ac := c.p.Attach[i], &c.rep.Attach[i]
+	if slices.Contains(names, a.Hook) {
+		return true
+	}
+	if !all {
+		c.mark(&ac.Verdict, VerdictUnchecked)
+		return false
+	}
+	c.rep.faults = append(c.rep.faults, c.at(i, "hook", "%s", unregistered(a, names)))
+	c.mark(&ac.Verdict, VerdictError)
+	return false
+}
+
+// survey reads each module's syntax tree, executing nothing. Without
+// execute (config validate) it checks each attachment against the hooks
+// the modules' sources register, when their sources show every one;
+// with it (hooks check, which then loads them) it reports the fields no
+// ctx or predeclared module has.
+func (c *declCheck) survey(execute bool) {
+	var mods []starlark.Module
+	var index []int
+	for i, m := range c.p.Modules {
+		if c.rep.Modules[i].Found != "" {
+			mods = append(mods, c.e.module(c.p.Declaration, m))
+			index = append(index, i)
+		}
+	}
+	surveys := starlark.Survey(mods, c.e.loadOptions())
+	if execute {
+		for j, s := range surveys {
+			for _, f := range s.Findings {
+				c.rep.faults = append(c.rep.faults, f)
+				c.rep.Modules[index[j]].Verdict = VerdictError
+			}
+		}
+		return
+	}
+	all := len(mods) == len(c.p.Modules)
+	var names []string
+	for _, s := range surveys {
+		all = all && s.Complete
+		names = append(names, s.Hooks...)
+	}
+	if !all {
+		return // only loading them can tell (hooks check)
+	}
+	for i := range c.p.Attach {
+		if !c.p.badAttach[i] && len(c.rep.Attach[i].Loops) > 0 {
+			c.registered(i, names, true)
 		}
 	}
 }
@@ -474,10 +529,11 @@ func unknownNode(ce *graph.ConfigError, hook, node string, loops []loopNodes) *g
 	return ce
 }
 
-// unregistered says that no module of table registers a's hook, and
-// which name it may have meant.
-func unregistered(a AttachRef, table map[string]graph.Hook) string {
-	names := slices.Sorted(maps.Keys(table))
+// unregistered says that no module registers a's hook, and which of the
+// registered names it may have meant.
+func unregistered(a AttachRef, registered []string) string {
+	names := slices.Sorted(slices.Values(registered))
+	names = slices.Compact(names)
 	msg := fmt.Sprintf("%s is attached at %s, but no declared module registers it", a.Hook, a.Node)
 	if s := graph.Closest(a.Hook, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)

@@ -152,6 +152,24 @@ func TestCheckingADeclarationFindsEachFaultAndWarning(t *testing.T) {
 			warnings: []diag{{file: ".the-loop/hooks/rules.star", line: 1, says: "registers x-rule, but no attachment"}},
 		},
 		{
+			name:   "an unregistered hook is found without executing, when the source shows every registration",
+			hooks:  rulesModule + "    attach:\n      - {hook: x-rul, node: implementation}\n",
+			files:  map[string]string{".the-loop/hooks/rules.star": ruleStar},
+			errors: []diag{{line: 6, key: "graph.hooks.attach[0].hook", says: `x-rul is attached at implementation, but no declared module registers it; did you mean "x-rule"? Registered hooks: x-rule`}},
+		},
+		{
+			name:  "a registration the source does not show is left to hooks check",
+			hooks: rulesModule + "    attach:\n      - {hook: x-rul, node: implementation}\n",
+			files: map[string]string{".the-loop/hooks/rules.star": "N = \"x-rul\"\nhook(N, lambda ctx: ok())\n"},
+		},
+		{
+			name:   "a field ctx does not have",
+			hooks:  rulesModule + "    attach:\n      - {hook: x-rule, node: implementation}\n",
+			files:  map[string]string{".the-loop/hooks/rules.star": "def _rule(ctx):\n    return ok() if ctx.chnaged else block()\n\nhook(\"x-rule\", _rule)\n"},
+			load:   true,
+			errors: []diag{{file: ".the-loop/hooks/rules.star", line: 2, says: ".the-loop/hooks/rules.star:2:24: ctx.chnaged: ctx has no field chnaged; did you mean changed?"}},
+		},
+		{
 			name:     "a hook registered and never attached",
 			hooks:    rulesModule + "    attach:\n      - {hook: x-rule, node: implementation}\n",
 			files:    map[string]string{".the-loop/hooks/rules.star": ruleStar + "hook(\"x-spare\", lambda ctx: ok())\n"},
@@ -250,7 +268,7 @@ func TestEveryFaultIsReportedNotOnlyTheFirst(t *testing.T) {
 
 func TestCheckingADeclarationExecutesNothing(t *testing.T) {
 	root := hookRepo(t, rulesModule+"    attach:\n      - {hook: x-rule, node: implementation}\n", map[string]string{
-		".the-loop/hooks/rules.star": "fail(\"executed\")\n",
+		".the-loop/hooks/rules.star": "hook(\"x-rule\", lambda ctx: ok())\nfail(\"executed\")\n",
 	})
 	e := openRepo(t, root, "")
 	rep, err := e.CheckDeclaration()

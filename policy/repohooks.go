@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -207,7 +208,7 @@ func checkNodes(d Declaration) error {
 func checkRegistered(d Declaration, table map[string]graph.Hook) error {
 	for _, a := range d.Attach {
 		if _, ok := table[a.Hook]; !ok {
-			return &graph.ConfigError{File: d.File, Line: a.Line, Key: HooksKey + ".attach.hook", Msg: unregistered(a, table)}
+			return &graph.ConfigError{File: d.File, Line: a.Line, Key: HooksKey + ".attach.hook", Msg: unregistered(a, slices.Collect(maps.Keys(table)))}
 		}
 	}
 	return nil

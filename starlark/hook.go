@@ -86,7 +86,9 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 		if errors.As(err, &ee) {
 			log.Debug("starlark hook failed", "hook", h.name, "backtrace", ee.Backtrace())
 		}
-		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: err}
+		// What a Python habit caused at run time is said by the message
+		// alone (recursion, re flags); no source is needed.
+		return graph.Result{}, &HookError{Hook: h.name, Module: h.module, Err: withHint(err, nil)}
 	}
 	r := h.result(v)
 	if _, isResult := v.(*hookResult); !isResult && gctx.Trace != nil {

@@ -412,20 +412,20 @@ func oneLine(s string) string {
 func (l *loader) exec(thread *sl.Thread, src *source, data []byte) (sl.StringDict, error) {
 	f, err := fileOptions().Parse(src.name, data, 0)
 	if err != nil {
-		return nil, err
+		return nil, withHint(err, data)
 	}
 	if err := rewrite(f); err != nil {
 		return nil, err
 	}
 	prog, err := sl.FileProgram(f, l.env.Has)
 	if err != nil {
-		return nil, err
+		return nil, withHint(err, data)
 	}
 	l.stack = append(l.stack, src)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
 	globals, err := prog.Init(thread, l.env)
 	if err != nil {
-		return nil, err
+		return nil, withHint(err, data)
 	}
 	for name, v := range globals {
 		if height(v) > maxNesting {

@@ -166,6 +166,9 @@ func (r *repoValue) takeSized(rel string) (piece, bool) {
 
 var _ sl.HasAttrs = (*repoValue)(nil)
 
+// repoAttrs are ctx.repo's attribute names, sorted.
+var repoAttrs = []string{"exists", "glob", "read", "size"}
+
 func newRepoValue(t *tree, readOnly bool, st *callState) *repoValue {
 	pool := &blockPool{}
 	r := &repoValue{t: t, st: st, own: newArena(pool)}
@@ -191,7 +194,7 @@ func (r *repoValue) Type() string          { return "repo" }
 func (r *repoValue) Freeze()               {}
 func (r *repoValue) Truth() sl.Bool        { return sl.True }
 func (r *repoValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: repo") }
-func (r *repoValue) AttrNames() []string   { return []string{"exists", "glob", "read", "size"} }
+func (r *repoValue) AttrNames() []string   { return repoAttrs }
 func (r *repoValue) Attr(name string) (sl.Value, error) {
 	switch name {
 	case "read":

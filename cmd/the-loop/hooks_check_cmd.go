@@ -20,7 +20,9 @@ attachment's node and boundary), and then executes it the way check and the
 graph verbs would, in the same sandbox: it loads every module (running its
 top level), checks that each attachment names a hook a module registered,
 applies each attachment to every shipped loop that has its node, and warns
-of a hook registered but never attached. It writes nothing and calls no
+of a hook registered but never attached. It reads each hook function,
+without calling it, for a name ctx, ctx.repo, re, json or math does not
+have (ctx.chnaged), and says the nearest. It writes nothing and calls no
 hook function.
 
 Every error names its file and line. A machine whose CLI config sets
