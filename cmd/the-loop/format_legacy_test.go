@@ -245,18 +245,34 @@ func legacySARIF(out *Output, reports []*graph.StatusReport, view checkView) err
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
 	}
-	results := []sarifResult{}
+	// Each finding once, with every item it is on.
+	var findings []*sarifFinding
+	byKey := map[findingKey]*sarifFinding{}
 	left := 0
 	for _, r := range reports {
+		seen := map[findingKey]int{}
 		for _, n := range shown(r) {
 			for _, f := range n.Findings {
-				if len(results) == maxSARIFResults {
+				k := keyOf(f)
+				k.nth = seen[k]
+				seen[keyOf(f)]++
+				if sf, ok := byKey[k]; ok {
+					sf.items.add(r.WorkItem, n.Node)
+					continue
+				}
+				if len(findings) == maxSARIFResults {
 					left++
 					continue
 				}
-				results = append(results, sarifResultOf(r, n, f, index[f.Hook], view.GitHub.Prefix))
+				sf := sarifFindingOf(r, n, f, view.GitHub.Prefix)
+				byKey[k] = &sf
+				findings = append(findings, &sf)
 			}
 		}
+	}
+	results := []sarifResult{}
+	for _, sf := range findings {
+		results = append(results, sf.result(index[sf.hook]))
 	}
 	if left > 0 {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
