@@ -134,6 +134,7 @@ type Server struct {
 	faults []*Fault
 	lastID int64
 	clock  time.Time
+	runs   []*CheckRun
 }
 
 // NewServer starts a server with no issues, its API at the root.
@@ -158,6 +159,8 @@ type Fixture struct {
 	Token  string           `json:"token"`
 	Login  string           `json:"login,omitempty"`
 	Issues map[string]Issue `json:"issues"`
+	// Faults are installed as Fail installs them.
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // Load adds a JSON Fixture's issues and sets its token.
@@ -174,6 +177,9 @@ func (s *Server) Load(r io.Reader) error {
 	}
 	for ref, is := range f.Issues {
 		s.AddIssue(ref, is)
+	}
+	for _, fault := range f.Faults {
+		s.Fail(fault)
 	}
 	return nil
 }
@@ -303,6 +309,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			answer(out, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 		case path == "/user" && r.Method == http.MethodGet:
 			answer(out, http.StatusOK, map[string]any{"login": s.login, "id": 1, "type": "User"})
+		case checkRunsPath.MatchString(path) || checkRunPath.MatchString(path) || commitRunsPath.MatchString(path):
+			s.checks(out, r, path, body)
 		case m.kind == "":
 			notFound(out)
 		case m.kind != "comment-reactions" && s.issues[m.key] == nil:
