@@ -1,7 +1,8 @@
 // Package githubtest is a fake of the part of GitHub's REST API the-loop
 // uses: issue comments, labels and reactions, review requests, a pull
-// request's reviews and diff comments, and the authenticated user (GET
-// /user: who the token is). It
+// request's reviews and diff comments, the authenticated user (GET
+// /user: who the token is), and check runs (create, update, and the
+// listing on a commit; CheckRuns returns them). It
 // keeps its issues in memory, records every call, and can be told to fail
 // a request the way GitHub does (a rate limit, a 404, a 5xx), so that the
 // GitHub integration and the commands built on it are tested without the
