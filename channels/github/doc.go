@@ -80,6 +80,18 @@
 // error is an [*Error] naming the operation, the ref, the request and the
 // status, and never the token.
 //
+// # Check runs
+//
+// [Integration.CreateCheckRun] reports a finished check run (check
+// --check-run): a create with the first [MaxAnnotationsPerRequest]
+// annotations, an update for each further batch, the last completing it
+// with its conclusion. Bodies follow the REST description's checks/create
+// and checks/update request schemas (testdata/openapi holds them; the
+// tests validate every body against them). A create is not repeated
+// blindly after a 5xx: it is looked for by its external id first. A 403
+// that is not a rate limit is [ErrCheckRunForbidden], the token lacking
+// checks: write.
+//
 // Labels are only ever added (POST), never replaced: set-labels adds the
 // new phase label and then takes off the other labels carrying the
 // phase prefix, leaving every label people put there.

@@ -21,6 +21,7 @@ type CheckCmd struct {
 	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
+	CheckRun  bool   `name:"check-run" help:"Under GitHub Actions with --format github, also report as a check run named the-loop on the commit, through the REST API with the job's token (GITHUB_TOKEN): every annotation, in batches of 50, the summary and a conclusion. Without checks: write it says so once and annotates with workflow commands."`
 	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
 	LoopFlags
 }
@@ -62,6 +63,8 @@ func (c *CheckCmd) validate() error {
 		return errors.New("check: give a work item id, --all, or --changed")
 	case c.Changed && c.Base == "":
 		return errors.New("check: --changed needs --base, the revision the change is compared with (e.g. --base origin/main)")
+	case c.CheckRun && c.Format != "github":
+		return fmt.Errorf("check: --check-run sends the github format's annotations; give --format github (got --format %s)", c.Format)
 	case c.Replies == policy.IntegrationGitHub && c.Recompute:
 		return errors.New("check: --replies reads each gate's replies from when the stored state says it was open, and --recompute ignores the state; give one")
 	}
@@ -71,6 +74,13 @@ func (c *CheckCmd) validate() error {
 func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err := c.validate(); err != nil {
 		return err
+	}
+	var runner checkRunner
+	if c.CheckRun {
+		var err error
+		if runner, err = checkRunFromEnv(os.Getenv); err != nil {
+			return err
+		}
 	}
 	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
 	if c.Replies == policy.IntegrationGitHub {
@@ -91,7 +101,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	view := checkView{FailOn: c.FailOn, All: c.All || c.Changed, Verbose: g.Verbose,
-		GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version()}
+		GitHub: githubEnvFrom(os.Getenv, e.Root), Version: version(), CheckRun: runner}
 	// Each report is written as it comes and let go: stdout is buffered
 	// here, and flushed before anything else is said.
 	buffered := bufio.NewWriterSize(out.raw, 64<<10)

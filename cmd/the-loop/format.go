@@ -55,6 +55,9 @@ type checkView struct {
 	GitHub githubEnv
 	// Version names the tool in formats that record it.
 	Version string
+	// CheckRun, under check --check-run, sends the github format's
+	// annotations and summary as a GitHub check run; nil sends none.
+	CheckRun checkRunner
 	// Verbose (-v) adds, per item, the repository hooks whose verdict the
 	// report does not show, and why.
 	Verbose bool

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/repo"
 )
@@ -65,33 +69,58 @@ const githubShownPerType = 10
 const maxStepSummary = 1000 << 10
 
 func (githubFormat) start(out *Output, view checkView) reportWriter {
-	return &githubWriter{out: out, view: view, counts: map[string]int{}, summary: newSummaryRows(view)}
+	return &githubWriter{out: out, view: view, counts: map[string]int{}, index: map[findingKey]int{}, summary: newSummaryRows(view)}
 }
 
-// githubWriter keeps the log's groups until finish, because the notes
-// the log opens with are only all known once every item is evaluated (a
-// state the base revision overrides is noted as its item is); the step
-// summary keeps its rows, up to the summary's own limit.
+// githubWriter keeps the log until finish, because the notes the log
+// opens with are only all known once every item is evaluated (a state the
+// base revision overrides is noted as its item is), and because a finding
+// several items share is one annotation naming them all. What it keeps
+// grows with the distinct findings, not with the items that share them:
+// an annotation lists at most maxListedItems items and counts the rest.
+// The step summary keeps its rows, up to the summary's own limit.
 type githubWriter struct {
 	out     *Output
 	view    checkView
 	count   counted
-	counts  map[string]int // findings by severity
-	groups  strings.Builder
+	waiting bool           // a report that is not OK though it does not fail
+	counts  map[string]int // annotations by severity
+	groups  []ghGroup
+	anns    []*ghAnnotation
+	index   map[findingKey]int
 	summary *summaryRows
+}
+
+// ghGroup is one item's part of the log: its headline, and the
+// annotations first found on it.
+type ghGroup struct {
+	headline string
+	anns     []int
 }
 
 func (w *githubWriter) report(r *graph.StatusReport) error {
 	w.count.add(r, w.view.FailOn)
-	b := &w.groups
-	fmt.Fprintf(b, "::group::%s\n", ghData(itemHeadline(r)))
+	w.waiting = w.waiting || !r.OK
+	g := ghGroup{headline: itemHeadline(r)}
+	// The k-th of a finding an item has twice is one with another item's
+	// k-th: identical findings of one item stay as many.
+	seen := map[findingKey]int{}
 	for _, n := range shown(r) {
 		for _, f := range n.Findings {
+			k := keyOf(f)
+			k.nth = seen[k]
+			seen[keyOf(f)]++
+			if i, ok := w.index[k]; ok {
+				w.anns[i].add(r.WorkItem, n.Node)
+				continue
+			}
 			w.counts[f.Severity]++
-			writeAnnotation(b, r, f, w.view.GitHub.Prefix)
+			w.index[k] = len(w.anns)
+			g.anns = append(g.anns, len(w.anns))
+			w.anns = append(w.anns, newAnnotation(r, f, w.view.GitHub.Prefix))
 		}
 	}
-	b.WriteString("::endgroup::\n")
+	w.groups = append(w.groups, g)
 	w.summary.add(r)
 	return nil
 }
@@ -101,22 +130,97 @@ func (w *githubWriter) finish(view checkView) error {
 	for _, n := range view.Notes {
 		fmt.Fprintf(&b, "::notice title=the-loop::%s\n", ghData(n))
 	}
-	b.WriteString(w.groups.String())
+	// With a check run made, the annotations are on it, and the log holds
+	// them as plain lines: as workflow commands too, each would show twice.
+	onRun, ranNote := w.checkRun(view)
+	if ranNote != "" {
+		b.WriteString(ranNote)
+	}
+	for _, g := range w.groups {
+		fmt.Fprintf(&b, "::group::%s\n", ghData(g.headline))
+		for _, i := range g.anns {
+			if onRun {
+				b.WriteString(w.anns[i].logLine())
+			} else {
+				b.WriteString(w.anns[i].workflowCommand())
+			}
+		}
+		b.WriteString("::endgroup::\n")
+	}
 	for _, f := range view.Unevaluated {
 		fmt.Fprintf(&b, "::error title=the-loop::%s\n", ghData(f.Item+" could not be evaluated: "+f.Err.Error()))
 	}
 	fmt.Fprintf(&b, "the-loop: %s\n", view.tally(w.count))
 	for _, sev := range []string{graph.SeverityError, graph.SeverityWarning, graph.SeverityNotice} {
-		if w.counts[sev] > githubShownPerType {
+		if !onRun && w.counts[sev] > githubShownPerType {
 			fmt.Fprintf(&b, "the-loop: %d %ss; GitHub shows the first %d as annotations, the log and the step summary hold them all\n", w.counts[sev], sev, githubShownPerType)
 		}
 	}
 	if _, err := io.WriteString(w.out.Stdout, b.String()); err != nil {
 		return err
 	}
-	summarise(w.out, view, func() string { return w.summary.markdown(view, w.count) })
+	summarise(w.out, view, func() string { return w.summary.markdown(view, w.count, maxStepSummary) })
 	return nil
 }
+
+// conclusion is the check run's: failure when the run fails under
+// --fail-on or could not evaluate an item, neutral when something waits
+// that --fail-on block lets pass, else success.
+func (w *githubWriter) conclusion(view checkView) string {
+	switch {
+	case w.count.satisfied < w.count.reports || len(view.Unevaluated) > 0:
+		return github.ConclusionFailure
+	case w.waiting:
+		return github.ConclusionNeutral
+	}
+	return github.ConclusionSuccess
+}
+
+// checkRun sends the annotations and the summary as a check run, when
+// the verb was asked to: whether it was made, and what the log says
+// about it. A check run GitHub refuses is said in one notice, and the
+// annotations are then workflow commands, as without one.
+func (w *githubWriter) checkRun(view checkView) (bool, string) {
+	if view.CheckRun == nil {
+		return false, ""
+	}
+	run := checkRunReport{
+		Title:      view.tally(w.count),
+		Summary:    w.summary.markdown(view, w.count, github.MaxCheckRunSummary),
+		Conclusion: w.conclusion(view),
+	}
+	for _, a := range w.anns {
+		if ca, ok := a.checkRun(); ok {
+			run.Annotations = append(run.Annotations, ca)
+		} else {
+			run.Unplaced++
+		}
+	}
+	url, err := view.CheckRun(run)
+	switch {
+	case errors.Is(err, github.ErrCheckRunForbidden):
+		return false, fmt.Sprintf("::notice title=the-loop::%s\n", ghData("no check run: the job's token may not create one (grant it checks: write); the findings are workflow commands instead, of which GitHub shows 10 errors and 10 warnings a step"))
+	case err != nil:
+		return false, fmt.Sprintf("::warning title=the-loop::%s\n", ghData("no check run: "+err.Error()+"; the findings are workflow commands instead"))
+	}
+	note := fmt.Sprintf("the-loop: %d annotation(s) on the check run %s\n", len(run.Annotations), url)
+	if run.Unplaced > 0 {
+		note += fmt.Sprintf("the-loop: %d finding(s) name no file in the repository: they are in the check run's summary, and below\n", run.Unplaced)
+	}
+	return true, note
+}
+
+// checkRunReport is what the github format hands a check run: the
+// annotations of the findings that name a file (the Checks API needs a
+// path), how many do not, and the summary, title and conclusion.
+type checkRunReport struct {
+	Title, Summary, Conclusion string
+	Annotations                []github.Annotation
+	Unplaced                   int
+}
+
+// checkRunner makes a check run of a report, answering its page.
+type checkRunner func(checkRunReport) (string, error)
 
 // writeFailure is a run that could not answer: an error annotation, and
 // the reason in the step summary.
@@ -142,29 +246,155 @@ func summarise(out *Output, view checkView, md func() string) {
 	}
 }
 
-// writeAnnotation is one finding as a workflow command. A finding about no
-// file, or about a path that is not one inside the repository, is
-// annotated on the run rather than on a file.
-func writeAnnotation(b *strings.Builder, r *graph.StatusReport, f graph.Finding, prefix string) {
-	cmd := f.Severity
-	if cmd != graph.SeverityError && cmd != graph.SeverityWarning {
-		cmd = graph.SeverityNotice
+// findingKey is a finding's identity across work items: the same hook
+// saying the same thing at the same place of the same node is one
+// finding, however many items it is reported on. The node is part of it
+// because a gate's words ("no authorized feedback yet") need not name the
+// gate; nth tells apart the copies of one finding an item has.
+type findingKey struct {
+	node, hook, path, text string
+	line, column, nth      int
+}
+
+func keyOf(f graph.Finding) findingKey {
+	return findingKey{node: f.Node, hook: f.Hook, path: f.Path, text: f.Text, line: f.Line, column: f.Column}
+}
+
+// maxListedItems bounds the work items a finding names; the others are
+// counted.
+const maxListedItems = 20
+
+// itemList is the work items (and their nodes) a finding was reported on,
+// in report order: at most maxListedItems of them, and how many more.
+type itemList struct {
+	items, nodes []string
+	more         int
+}
+
+func (l *itemList) add(item, node string) {
+	if len(l.items) == maxListedItems {
+		l.more++
+	} else {
+		l.items = append(l.items, item)
 	}
-	var props []string
-	text := findingText(r, f)
+	if !slices.Contains(l.nodes, node) && len(l.nodes) < maxListedItems {
+		l.nodes = append(l.nodes, node)
+	}
+}
+
+// String is "issue-1, issue-2 and 3 more".
+func (l itemList) String() string {
+	s := strings.Join(l.items, ", ")
+	if l.more > 0 {
+		s += fmt.Sprintf(" and %d more", l.more)
+	}
+	return s
+}
+
+// count is how many items the list stands for.
+func (l itemList) count() int { return len(l.items) + l.more }
+
+// ghAnnotation is one finding as the github format reports it, once
+// whatever the number of work items that share it: the one model the
+// workflow commands and the check run's annotations are both made from,
+// so that the two never say different things.
+type ghAnnotation struct {
+	itemList
+	severity, hook, text string
+	// file is the workspace-relative path, "" for a finding about no file
+	// in the repository; other is the path such a finding named.
+	file, other  string
+	line, column int
+}
+
+func newAnnotation(r *graph.StatusReport, f graph.Finding, prefix string) *ghAnnotation {
+	a := &ghAnnotation{severity: f.Severity, hook: f.Hook, text: f.Text}
 	if p, ok := repoPath(f.Path); ok {
-		props = append(props, "file="+ghProp(path.Join(prefix, p)))
+		a.file = path.Join(prefix, p)
 		if f.Line > 0 {
-			props = append(props, fmt.Sprintf("line=%d", f.Line))
-			if f.Column > 0 {
-				props = append(props, fmt.Sprintf("col=%d", f.Column))
+			a.line, a.column = f.Line, f.Column
+		}
+	} else {
+		a.other = f.Path
+	}
+	a.add(r.WorkItem, f.Node)
+	return a
+}
+
+// message is findingText's line for every item the finding is on:
+// "issue-1, issue-2 · implementation: what the hook said".
+func (a *ghAnnotation) message() string {
+	s := fmt.Sprintf("%s · %s: %s", a.itemList, strings.Join(a.nodes, ", "), a.text)
+	if a.other != "" {
+		s += " (" + a.other + ")"
+	}
+	return s
+}
+
+// command is the workflow command's name: error, warning or notice.
+func (a *ghAnnotation) command() string {
+	if a.severity == graph.SeverityError || a.severity == graph.SeverityWarning {
+		return a.severity
+	}
+	return graph.SeverityNotice
+}
+
+func (a *ghAnnotation) title() string { return "the-loop/" + a.hook }
+
+// workflowCommand is the annotation as a workflow command. A finding about
+// no file, or about a path that is not one inside the repository, is
+// annotated on the run rather than on a file.
+func (a *ghAnnotation) workflowCommand() string {
+	var props []string
+	if a.file != "" {
+		props = append(props, "file="+ghProp(a.file))
+		if a.line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", a.line))
+			if a.column > 0 {
+				props = append(props, fmt.Sprintf("col=%d", a.column))
 			}
 		}
-	} else if f.Path != "" {
-		text += " (" + f.Path + ")"
 	}
-	props = append(props, "title="+ghProp("the-loop/"+f.Hook))
-	fmt.Fprintf(b, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(text))
+	props = append(props, "title="+ghProp(a.title()))
+	return fmt.Sprintf("::%s %s::%s\n", a.command(), strings.Join(props, ","), ghData(a.message()))
+}
+
+// logLine is the annotation as a plain line of the log, for a run whose
+// annotations are on a check run. It starts with no "::", so the runner
+// reads no command in it.
+func (a *ghAnnotation) logLine() string {
+	where := a.file
+	if where != "" && a.line > 0 {
+		where += fmt.Sprintf(":%d", a.line)
+		if a.column > 0 {
+			where += fmt.Sprintf(":%d", a.column)
+		}
+	}
+	if where != "" {
+		where += ": "
+	}
+	return ghData(fmt.Sprintf("%s: %s%s [%s]", a.command(), where, a.message(), a.title())) + "\n"
+}
+
+// checkLevels are the Checks API's levels for the workflow commands'.
+var checkLevels = map[string]string{graph.SeverityError: github.LevelFailure, graph.SeverityWarning: github.LevelWarning, graph.SeverityNotice: github.LevelNotice}
+
+// checkRun is the annotation as the Checks API takes it; false for a
+// finding about no file, which the API cannot place.
+func (a *ghAnnotation) checkRun() (github.Annotation, bool) {
+	if a.file == "" {
+		return github.Annotation{}, false
+	}
+	line := max(a.line, 1)
+	ca := github.Annotation{Path: a.file, StartLine: line, EndLine: line, Level: checkLevels[a.command()],
+		Message: a.message(), Title: a.title()}
+	if a.line > 0 && a.column > 0 {
+		ca.StartColumn, ca.EndColumn = a.column, a.column
+	}
+	if n := a.count(); n > 1 {
+		ca.RawDetails = fmt.Sprintf("Reported on %d work items: %s.", n, a.itemList)
+	}
+	return ca, true
 }
 
 // repoPath is p cleaned when it names a file inside the repository.
@@ -186,17 +416,28 @@ var ghData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace
 var ghProp = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace
 
 // summaryRows are the step summary's table rows, kept as the reports
-// come: a row per work item and reached node that is unmet or warns (one
-// row for an item with none), linking each finding to its file. Rows past
-// what the summary can hold are only counted.
+// come: a row per finding of a reached node that is unmet or warns (one
+// for such a node with no finding, and one for an item with none of
+// them), linking the finding to its file. Rows that are the same but for
+// the work item are one row listing the items: a finding four items share
+// is one row. Rows past what the summary can hold are only counted.
 type summaryRows struct {
 	view    checkView
-	rows    []string
+	rows    []*summaryRow
+	index   map[string]int
 	size    int // of rows
 	dropped int // rows that cannot fit, whatever comes before them
 }
 
-func newSummaryRows(view checkView) *summaryRows { return &summaryRows{view: view} }
+// summaryRow is one row: the items, and the rest of the row.
+type summaryRow struct {
+	items itemList
+	rest  string
+}
+
+func newSummaryRows(view checkView) *summaryRows {
+	return &summaryRows{view: view, index: map[string]int{}}
+}
 
 // add keeps r's rows while they fit in the summary with nothing before
 // them: one that does not would not fit after the tally and notes either,
@@ -208,37 +449,60 @@ func (s *summaryRows) add(r *graph.StatusReport) {
 	} else if !r.OK {
 		verdict = "⏳ waiting"
 	}
-	keep := func(row string) {
-		if s.dropped > 0 || s.size+len(row) > maxStepSummary-256 {
+	seen := map[string]int{}
+	keep := func(rest string) {
+		// As annotations do, an item's copies of one row stay as many.
+		key := rest + "\x00" + strconv.Itoa(seen[rest])
+		seen[rest]++
+		if i, ok := s.index[key]; ok {
+			row := s.rows[i]
+			if row.items.count() < maxListedItems {
+				s.size += len(r.WorkItem) + 2
+			}
+			row.items.add(r.WorkItem, "")
+			return
+		}
+		size := len("| ") + len(r.WorkItem) + len(rest)
+		if s.dropped > 0 || s.size+size > maxStepSummary-256 {
 			s.dropped++
 			return
 		}
+		row := &summaryRow{rest: rest}
+		row.items.add(r.WorkItem, "")
+		s.index[key] = len(s.rows)
 		s.rows = append(s.rows, row)
-		s.size += len(row)
+		s.size += size
 	}
 	rows := 0
 	for _, n := range shown(r) {
 		if n.Satisfied() && !hasWarnings(n) {
 			continue
 		}
-		keep(fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, s.view.GitHub)))
 		rows++
+		if len(n.Findings) == 0 {
+			keep(fmt.Sprintf(" | %s | %s | %s | |\n", verdict, mdText(n.Node), n.Status))
+		}
+		for _, f := range n.Findings {
+			keep(fmt.Sprintf(" | %s | %s | %s | %s |\n", verdict, mdText(n.Node), n.Status, summaryFinding(f, s.view.GitHub)))
+		}
 	}
 	if rows == 0 {
-		keep(fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
+		keep(fmt.Sprintf(" | %s | %s | | |\n", verdict, mdText(r.CurrentNode)))
 	}
 }
 
-// markdown is the Markdown appended to the step summary: the tally, the
-// items that could not be evaluated and the notes, then the rows.
-// Whatever would take it past maxStepSummary is counted, not written.
-func (s *summaryRows) markdown(view checkView, count counted) string {
+// markdown is the Markdown of the summary, at most limit bytes: the
+// tally, the items that could not be evaluated and the notes, then the
+// rows. Whatever would take it past limit is counted, not written. The
+// step summary takes maxStepSummary, a check run's summary
+// github.MaxCheckRunSummary.
+func (s *summaryRows) markdown(view checkView, count counted, limit int) string {
 	var b strings.Builder
 	left := 0
 	// add writes line unless it would leave no room for saying how many
 	// lines were left out.
 	add := func(line string) {
-		if left > 0 || b.Len()+len(line) > maxStepSummary-256 {
+		if left > 0 || b.Len()+len(line) > limit-256 {
 			left++
 			return
 		}
@@ -253,14 +517,18 @@ func (s *summaryRows) markdown(view checkView, count counted) string {
 		add(fmt.Sprintf("\n> %s\n", mdText(graph.Cut(n, maxSummaryLine))))
 	}
 	if count.reports > 0 {
-		add("\n| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
+		add("\n| work items | verdict | node | status | finding |\n|---|---|---|---|---|\n")
 	}
 	for _, row := range s.rows {
-		add(row)
+		add("| " + mdText(row.items.String()) + row.rest)
 	}
 	left += s.dropped
 	if left > 0 {
-		fmt.Fprintf(&b, "\n%d more line(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
+		what := "a step summary is limited to 1 MiB"
+		if limit < maxStepSummary {
+			what = fmt.Sprintf("a check run's summary is limited to %d characters", limit)
+		}
+		fmt.Fprintf(&b, "\n%d more line(s) not shown: %s. The log holds every finding.\n", left, what)
 	}
 	return b.String()
 }
@@ -268,29 +536,25 @@ func (s *summaryRows) markdown(view checkView, count counted) string {
 // maxSummaryLine bounds one note or error in the step summary.
 const maxSummaryLine = 4 << 10
 
-// summaryFindings is a node's findings as one table cell.
-func summaryFindings(n graph.NodeReport, env githubEnv) string {
-	parts := make([]string, 0, len(n.Findings))
-	for _, f := range n.Findings {
-		s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text))
-		if f.Severity == graph.SeverityWarning {
-			s = "⚠️ " + s
-		}
-		if p, ok := repoPath(f.Path); ok {
-			where := f.Where()
-			if env.Blob != "" {
-				link := env.Blob + "/" + escapePath(path.Join(env.Prefix, p))
-				if f.Line > 0 {
-					link += fmt.Sprintf("#L%d", f.Line)
-				}
-				s += fmt.Sprintf(" ([%s](%s))", mdText(where), link)
-			} else {
-				s += " (" + mdText(where) + ")"
-			}
-		}
-		parts = append(parts, s)
+// summaryFinding is one finding as a table cell, linked to its file.
+func summaryFinding(f graph.Finding, env githubEnv) string {
+	s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text))
+	if f.Severity == graph.SeverityWarning {
+		s = "⚠️ " + s
 	}
-	return strings.Join(parts, "<br>")
+	if p, ok := repoPath(f.Path); ok {
+		where := f.Where()
+		if env.Blob != "" {
+			link := env.Blob + "/" + escapePath(path.Join(env.Prefix, p))
+			if f.Line > 0 {
+				link += fmt.Sprintf("#L%d", f.Line)
+			}
+			s += fmt.Sprintf(" ([%s](%s))", mdText(where), link)
+		} else {
+			s += " (" + mdText(where) + ")"
+		}
+	}
+	return s
 }
 
 // mdText is s as inert Markdown table text: shown as plain text, on one

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,8 +144,9 @@ func TestTheStepSummaryStaysUnderGitHubsLimit(t *testing.T) {
 	long := strings.Repeat("a finding worth reading | <b>not html</b> ", 50)
 	var reports []*graph.StatusReport
 	for i := range 2000 {
+		// Each finding its own: the same one on several items is one row.
 		reports = append(reports, blockedAt("issue-"+strings.Repeat("9", i%7+1), "design",
-			graph.Finding{Hook: "v", Severity: graph.SeverityError, Text: long, Path: "docs/x.md", Line: 1}))
+			graph.Finding{Hook: "v", Severity: graph.SeverityError, Text: fmt.Sprint(i, long), Path: "docs/x.md", Line: 1}))
 	}
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	githubOf(t, reports, checkView{GitHub: githubEnv{Summary: summary}})

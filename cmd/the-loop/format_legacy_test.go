@@ -102,12 +102,36 @@ func legacyGitHub(out *Output, reports []*graph.StatusReport, view checkView) er
 	for _, n := range view.Notes {
 		fmt.Fprintf(&b, "::notice title=the-loop::%s\n", ghData(n))
 	}
+	// Every finding of every report first, each once with the items it is
+	// on; then the groups, each holding the findings first seen on it.
+	type occurrence struct {
+		key   findingKey
+		first string
+	}
+	var order []occurrence
+	anns := map[findingKey]*ghAnnotation{}
 	for _, r := range reports {
-		fmt.Fprintf(&b, "::group::%s\n", ghData(itemHeadline(r)))
+		seen := map[findingKey]int{}
 		for _, n := range shown(r) {
 			for _, f := range n.Findings {
+				k := keyOf(f)
+				k.nth = seen[k]
+				seen[keyOf(f)]++
+				if a, ok := anns[k]; ok {
+					a.add(r.WorkItem, n.Node)
+					continue
+				}
 				counts[f.Severity]++
-				writeAnnotation(&b, r, f, view.GitHub.Prefix)
+				anns[k] = newAnnotation(r, f, view.GitHub.Prefix)
+				order = append(order, occurrence{k, r.WorkItem})
+			}
+		}
+	}
+	for _, r := range reports {
+		fmt.Fprintf(&b, "::group::%s\n", ghData(itemHeadline(r)))
+		for _, o := range order {
+			if o.first == r.WorkItem {
+				b.WriteString(anns[o.key].workflowCommand())
 			}
 		}
 		b.WriteString("::endgroup::\n")
@@ -129,11 +153,52 @@ func legacyGitHub(out *Output, reports []*graph.StatusReport, view checkView) er
 }
 
 // legacyStepSummary is the Markdown appended to the step summary: the tally,
-// the items that could not be evaluated and the notes, then a row per work
-// item and reached node that is unmet or warns (one row for an item with
-// none), linking each finding to its file. Whatever would take it past
+// the items that could not be evaluated and the notes, then a row per
+// finding of a reached node that is unmet or warns (a row for such a node
+// with none, and for an item with no such node), rows that differ only in
+// their item being one row listing the items. Whatever would take it past
 // maxStepSummary is counted, not written.
 func legacyStepSummary(reports []*graph.StatusReport, view checkView) string {
+	type row struct {
+		rest  string
+		items []string
+	}
+	var rows []*row
+	byKey := map[string]*row{}
+	for _, r := range reports {
+		verdict := "✅ ok"
+		if r.Fails(view.FailOn) {
+			verdict = "❌ unmet"
+		} else if !r.OK {
+			verdict = "⏳ waiting"
+		}
+		var rests []string
+		for _, n := range shown(r) {
+			if n.Satisfied() && !hasWarnings(n) {
+				continue
+			}
+			if len(n.Findings) == 0 {
+				rests = append(rests, fmt.Sprintf(" | %s | %s | %s | |\n", verdict, mdText(n.Node), n.Status))
+			}
+			for _, f := range n.Findings {
+				rests = append(rests, fmt.Sprintf(" | %s | %s | %s | %s |\n", verdict, mdText(n.Node), n.Status, summaryFinding(f, view.GitHub)))
+			}
+		}
+		if len(rests) == 0 {
+			rests = append(rests, fmt.Sprintf(" | %s | %s | | |\n", verdict, mdText(r.CurrentNode)))
+		}
+		seen := map[string]int{}
+		for _, rest := range rests {
+			key := fmt.Sprintf("%s\x00%d", rest, seen[rest])
+			seen[rest]++
+			if x, ok := byKey[key]; ok {
+				x.items = append(x.items, r.WorkItem)
+				continue
+			}
+			byKey[key] = &row{rest: rest, items: []string{r.WorkItem}}
+			rows = append(rows, byKey[key])
+		}
+	}
 	var b strings.Builder
 	left := 0
 	// add writes line unless it would leave no room for saying how many
@@ -154,26 +219,15 @@ func legacyStepSummary(reports []*graph.StatusReport, view checkView) string {
 		add(fmt.Sprintf("\n> %s\n", mdText(graph.Cut(n, maxSummaryLine))))
 	}
 	if len(reports) > 0 {
-		add("\n| work item | verdict | node | status | findings |\n|---|---|---|---|---|\n")
+		add("\n| work items | verdict | node | status | finding |\n|---|---|---|---|---|\n")
 	}
-	for _, r := range reports {
-		verdict := "✅ ok"
-		if r.Fails(view.FailOn) {
-			verdict = "❌ unmet"
-		} else if !r.OK {
-			verdict = "⏳ waiting"
+	for _, x := range rows {
+		items := x.items
+		more := ""
+		if len(items) > maxListedItems {
+			items, more = items[:maxListedItems], fmt.Sprintf(" and %d more", len(items)-maxListedItems)
 		}
-		rows := 0
-		for _, n := range shown(r) {
-			if n.Satisfied() && !hasWarnings(n) {
-				continue
-			}
-			add(fmt.Sprintf("| %s | %s | %s | %s | %s |\n", mdText(r.WorkItem), verdict, mdText(n.Node), n.Status, summaryFindings(n, view.GitHub)))
-			rows++
-		}
-		if rows == 0 {
-			add(fmt.Sprintf("| %s | %s | %s | | |\n", mdText(r.WorkItem), verdict, mdText(r.CurrentNode)))
-		}
+		add("| " + mdText(strings.Join(items, ", ")+more) + x.rest)
 	}
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%d more line(s) not shown: a step summary is limited to 1 MiB. The log holds every finding.\n", left)
@@ -191,18 +245,34 @@ func legacySARIF(out *Output, reports []*graph.StatusReport, view checkView) err
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
 	}
-	results := []sarifResult{}
+	// Each finding once, with every item it is on.
+	var findings []*sarifFinding
+	byKey := map[findingKey]*sarifFinding{}
 	left := 0
 	for _, r := range reports {
+		seen := map[findingKey]int{}
 		for _, n := range shown(r) {
 			for _, f := range n.Findings {
-				if len(results) == maxSARIFResults {
+				k := keyOf(f)
+				k.nth = seen[k]
+				seen[keyOf(f)]++
+				if sf, ok := byKey[k]; ok {
+					sf.items.add(r.WorkItem, n.Node)
+					continue
+				}
+				if len(findings) == maxSARIFResults {
 					left++
 					continue
 				}
-				results = append(results, sarifResultOf(r, n, f, index[f.Hook], view.GitHub.Prefix))
+				sf := sarifFindingOf(r, n, f, view.GitHub.Prefix)
+				byKey[k] = &sf
+				findings = append(findings, &sf)
 			}
 		}
+	}
+	results := []sarifResult{}
+	for _, sf := range findings {
+		results = append(results, sf.result(index[sf.hook]))
 	}
 	if left > 0 {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -89,8 +90,13 @@ type sarifResult struct {
 // node's status.
 type sarifWhere struct {
 	WorkItem string `json:"workItem"`
-	Node     string `json:"node"`
-	Status   string `json:"status"`
+	// WorkItems are every item the finding is on (at most
+	// maxListedItems, WorkItemCount all of them), the first being
+	// WorkItem: a finding several items share is one result.
+	WorkItems     []string `json:"workItems"`
+	WorkItemCount int      `json:"workItemCount"`
+	Node          string   `json:"node"`
+	Status        string   `json:"status"`
 }
 
 type sarifLocation struct {
@@ -113,7 +119,7 @@ type sarifRegion struct {
 }
 
 func (sarifFormat) start(out *Output, view checkView) reportWriter {
-	return &sarifWriter{out: out, view: view, seen: map[string]bool{}}
+	return &sarifWriter{out: out, view: view, seen: map[string]bool{}, index: map[findingKey]int{}}
 }
 
 // sarifWriter keeps the findings, at most maxSARIFResults of them, and the
@@ -125,7 +131,8 @@ type sarifWriter struct {
 	view     checkView
 	seen     map[string]bool // every hook of the evaluated chains and findings
 	findings []sarifFinding
-	left     int // findings past maxSARIFResults
+	index    map[findingKey]int // the findings' places, by identity
+	left     int                // findings past maxSARIFResults
 }
 
 func (w *sarifWriter) report(r *graph.StatusReport) error {
@@ -137,12 +144,23 @@ func (w *sarifWriter) report(r *graph.StatusReport) error {
 			w.seen[f.Hook] = true
 		}
 	}
+	seen := map[findingKey]int{}
 	for _, n := range shown(r) {
 		for _, f := range n.Findings {
+			// One result for a finding several items share, as the
+			// github format has one annotation.
+			k := keyOf(f)
+			k.nth = seen[k]
+			seen[keyOf(f)]++
+			if i, ok := w.index[k]; ok {
+				w.findings[i].items.add(r.WorkItem, n.Node)
+				continue
+			}
 			if len(w.findings) == maxSARIFResults {
 				w.left++
 				continue
 			}
+			w.index[k] = len(w.findings)
 			w.findings = append(w.findings, sarifFindingOf(r, n, f, w.view.GitHub.Prefix))
 		}
 	}
@@ -249,20 +267,19 @@ func sarifRules(seen map[string]bool) ([]sarifRule, map[string]int) {
 
 var sarifLevels = map[string]string{graph.SeverityError: "error", graph.SeverityWarning: "warning", graph.SeverityNotice: "note"}
 
-func sarifResultOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, rule int, prefix string) sarifResult {
-	return sarifFindingOf(r, n, f, prefix).result(rule)
-}
-
 // sarifFinding is a result as the log keeps it until the rule table is
 // known: its rule by name, and nothing built that encoding can build.
 type sarifFinding struct {
 	hook, level, text, fingerprint string
 	loc                            sarifPhysical
 	where                          sarifWhere
+	// items are the work items it is on; text is what the hook said
+	// and where, the items put in front of it when the result is made.
+	items itemList
 }
 
 func sarifFindingOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, prefix string) sarifFinding {
-	text := findingText(r, f)
+	text := f.Text
 	// A finding about no file is about the work item: its spec folder.
 	loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: escapePath(path.Join(prefix, r.Dir)) + "/", URIBaseID: "%SRCROOT%"}}
 	if p, ok := repoPath(f.Path); ok {
@@ -280,16 +297,21 @@ func sarifFindingOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, 
 	// The same finding on the same item keeps its identity from run to
 	// run, wherever its line moves.
 	sum := sha256.Sum256([]byte(r.WorkItem + "\x00" + n.Node + "\x00" + f.Hook + "\x00" + f.Path + "\x00" + f.Text))
-	return sarifFinding{hook: f.Hook, level: level, text: text, fingerprint: hex.EncodeToString(sum[:16]), loc: loc,
+	sf := sarifFinding{hook: f.Hook, level: level, text: text, fingerprint: hex.EncodeToString(sum[:16]), loc: loc,
 		where: sarifWhere{WorkItem: r.WorkItem, Node: n.Node, Status: n.Status}}
+	sf.items.add(r.WorkItem, f.Node)
+	return sf
 }
 
 // result is the finding as the log's result, rule its place in the table.
 func (s sarifFinding) result(rule int) sarifResult {
+	where := s.where
+	where.WorkItems, where.WorkItemCount = s.items.items, s.items.count()
+	msg := fmt.Sprintf("%s · %s: %s", s.items, strings.Join(s.items.nodes, ", "), s.text)
 	return sarifResult{
-		RuleID: "the-loop/" + s.hook, RuleIndex: rule, Level: s.level, Message: sarifText{s.text},
+		RuleID: "the-loop/" + s.hook, RuleIndex: rule, Level: s.level, Message: sarifText{msg},
 		Locations:           []sarifLocation{{PhysicalLocation: s.loc}},
 		PartialFingerprints: map[string]string{"theLoopFinding/v1": s.fingerprint},
-		Properties:          s.where,
+		Properties:          where,
 	}
 }

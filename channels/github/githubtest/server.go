@@ -1,7 +1,8 @@
 // Package githubtest is a fake of the part of GitHub's REST API the-loop
 // uses: issue comments, labels and reactions, review requests, a pull
-// request's reviews and diff comments, and the authenticated user (GET
-// /user: who the token is). It
+// request's reviews and diff comments, the authenticated user (GET
+// /user: who the token is), and check runs (create, update, and the
+// listing on a commit; CheckRuns returns them). It
 // keeps its issues in memory, records every call, and can be told to fail
 // a request the way GitHub does (a rate limit, a 404, a 5xx), so that the
 // GitHub integration and the commands built on it are tested without the
@@ -134,6 +135,7 @@ type Server struct {
 	faults []*Fault
 	lastID int64
 	clock  time.Time
+	runs   []*CheckRun
 }
 
 // NewServer starts a server with no issues, its API at the root.
@@ -158,6 +160,8 @@ type Fixture struct {
 	Token  string           `json:"token"`
 	Login  string           `json:"login,omitempty"`
 	Issues map[string]Issue `json:"issues"`
+	// Faults are installed as Fail installs them.
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // Load adds a JSON Fixture's issues and sets its token.
@@ -174,6 +178,9 @@ func (s *Server) Load(r io.Reader) error {
 	}
 	for ref, is := range f.Issues {
 		s.AddIssue(ref, is)
+	}
+	for _, fault := range f.Faults {
+		s.Fail(fault)
 	}
 	return nil
 }
@@ -303,6 +310,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			answer(out, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 		case path == "/user" && r.Method == http.MethodGet:
 			answer(out, http.StatusOK, map[string]any{"login": s.login, "id": 1, "type": "User"})
+		case checkRunsPath.MatchString(path) || checkRunPath.MatchString(path) || commitRunsPath.MatchString(path):
+			s.checks(out, r, path, body)
 		case m.kind == "":
 			notFound(out)
 		case m.kind != "comment-reactions" && s.issues[m.key] == nil:
