@@ -222,7 +222,7 @@ func (g *Globals) openWith(out *Output, opts policy.Options) (*policy.Engine, er
 		opts.Log = slog.New(slog.NewTextHandler(out.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	e, err := policy.Open(opts)
-	if errors.Is(err, policy.ErrNoRepository) {
+	if errors.Is(err, policy.ErrNoRepository) && g.Repo == "" {
 		return nil, fmt.Errorf("%w; run the-loop inside a repository, or name one with --repo", err)
 	}
 	g.opened = e
