@@ -31,11 +31,6 @@ type Options struct {
 	// itself, for a verb that adopts one (init); otherwise it is an error
 	// wrapping ErrNoRepository.
 	OrWorkDir bool
-	// Adopt is set by a verb that adopts the directory it is given (init):
-	// a Repo that is not yet a repository's root is taken as it is. Any
-	// other verb refuses one, as it refuses a working directory in no
-	// repository.
-	Adopt bool
 	// CLIConfig is an explicit CLI config path (--config); "" resolves.
 	CLIConfig string
 	// CLI, when set, is the CLI config already loaded (a long-running
@@ -146,6 +141,10 @@ var repositoryMarkers = []string{".git", ConfigDir + "/" + HarnessConfigFile, Co
 // ~/.the-loop) does not count.
 func FindRepository(dir string) (string, error) { return repo.Find(dir, repositoryMarkers...) }
 
+// RepositoryMarkers says what IsRepositoryRoot looks for, for a message:
+// "neither .git nor ...".
+func RepositoryMarkers() string { return "neither " + strings.Join(repositoryMarkers, " nor ") }
+
 // IsRepositoryRoot reports whether dir itself holds one of the markers
 // FindRepository looks for (in any form, as it does).
 func IsRepositoryRoot(dir string) bool {
@@ -218,13 +217,6 @@ func locate(opts Options) (string, error) {
 			return "", &RepoError{Path: opts.Repo, Err: errors.New("no such directory")}
 		case !fi.IsDir():
 			return "", &RepoError{Path: opts.Repo, Err: errors.New("not a directory")}
-		}
-		// A named directory is held to what the search holds a found one
-		// to: a gate pointed at the wrong folder must not answer
-		// "nothing to check", nor graph hooks "no hooks". A verb that
-		// adopts one (init) takes it as it is.
-		if !opts.Adopt && !IsRepositoryRoot(abs) {
-			return "", &RepoError{Path: opts.Repo, Err: fmt.Errorf("%w: it holds neither %s; run the-loop init there to adopt it", ErrNoRepository, strings.Join(repositoryMarkers, " nor "))}
 		}
 		return abs, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -89,7 +88,7 @@ func checkedReports(t *testing.T, root string) []*graph.StatusReport {
 func TestReportEncoderWritesWhatTheEncoderWrote(t *testing.T) {
 	repos := map[string]string{
 		"demo":     demo,
-		"gate":     asRepository(t, filepath.Join("..", "..", "testdata", "repos", "gate")),
+		"gate":     filepath.Join("..", "..", "testdata", "repos", "gate"),
 		"tutorial": filepath.Join("..", "..", "testdata", "repos", "tutorial"),
 	}
 	for name, root := range repos {
@@ -276,18 +275,4 @@ func FuzzReportEncoderIsTheEncoder(f *testing.F) {
 		sameAsEncoderEverywhere(t, &graph.StatusReport{WorkItem: item, CurrentNode: node, OK: bit(1), Parked: parked, Nodes: nodes})
 		sameAsEncoderEverywhere(t, unevaluated{WorkItem: item, Error: text})
 	})
-}
-
-// asRepository is a copy of the fixture dir with a .git beside its files:
-// a fixture cannot commit one, and --repo opens only a repository's root.
-func asRepository(t *testing.T, dir string) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return root
 }

@@ -26,7 +26,7 @@ GitHub name; check and the other read-only verbs never write.`
 }
 
 func (c *InitCmd) Run(g *Globals, out *Output) error {
-	e, err := g.openWith(out, policy.Options{OrWorkDir: true, Adopt: true})
+	e, err := g.openRepo(out, policy.Options{OrWorkDir: true}, true)
 	if err != nil {
 		return err
 	}
