@@ -98,6 +98,10 @@ type Selection struct {
 	// item; Why then names the first file that made it so.
 	All bool
 	Why string
+	// Linked are the work items the pull request belongs to (see
+	// ChangedItemsFor), and Unlinked is set when it names none.
+	Linked   []Link
+	Unlinked bool
 }
 
 // ChangedItems is the work items whose spec folder the change since
@@ -114,15 +118,22 @@ func (e *Engine) ChangedItems() (Selection, error) {
 		return Selection{}, ErrNoBase
 	}
 	s, err := e.changedItems(changed)
+	if err == nil {
+		e.noteChanged(s)
+	}
+	return s, err
+}
+
+// noteChanged says what a change selected.
+func (e *Engine) noteChanged(s Selection) {
 	switch {
 	case s.All:
 		e.note(fmt.Sprintf("checking every work item: the change touches %s, one of the gate's own files", s.Why))
-	case len(s.Items) == 0 && err == nil:
+	case len(s.Items) == 0:
 		e.note(fmt.Sprintf("no work item's spec folder changed since %s; nothing to check", e.base.base))
-	case err == nil:
+	default:
 		e.note(fmt.Sprintf("checking the %d work item(s) whose spec folder changed since %s", len(s.Items), e.base.base))
 	}
-	return s, err
 }
 
 func (e *Engine) changedItems(changed []string) (Selection, error) {

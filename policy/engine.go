@@ -141,6 +141,24 @@ var repositoryMarkers = []string{".git", ConfigDir + "/" + HarnessConfigFile, Co
 // ~/.the-loop) does not count.
 func FindRepository(dir string) (string, error) { return repo.Find(dir, repositoryMarkers...) }
 
+// RepositoryMarkers says what IsRepositoryRoot looks for, for a message:
+// "neither .git nor ...".
+func RepositoryMarkers() string { return "neither " + strings.Join(repositoryMarkers, " nor ") }
+
+// IsRepositoryRoot reports whether dir itself holds one of the markers
+// FindRepository looks for (in any form, as it does).
+func IsRepositoryRoot(dir string) bool {
+	for _, m := range repositoryMarkers {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(m))); err == nil {
+			return true
+		}
+	}
+	// A .the-loop that is a link is a config's place taken over: it marks
+	// the root, so that opening it reports the link.
+	fi, err := os.Lstat(filepath.Join(dir, ConfigDir))
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
 // Open reads a repository's configuration. It never writes.
 func Open(opts Options) (*Engine, error) {
 	root, err := locate(opts)

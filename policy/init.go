@@ -21,7 +21,10 @@ type InitReport struct {
 	// whether Init created it.
 	SpecDir        string `json:"specDir"`
 	SpecDirCreated bool   `json:"specDirCreated"`
-	DryRun         bool   `json:"dryRun"`
+	// GitIgnore is what Init did to .gitignore to keep the lock files out
+	// of git.
+	GitIgnore *GitIgnoreReport `json:"gitignore"`
+	DryRun    bool             `json:"dryRun"`
 }
 
 // ErrForeignCheckout refuses to adopt a checkout under a name its origin
@@ -68,6 +71,9 @@ func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
 				return nil, fmt.Errorf("init: create the spec directory: %w", err)
 			}
 		}
+	}
+	if rep.GitIgnore, err = ignoreLocks(e.Checkout, dryRun); err != nil {
+		return nil, fmt.Errorf("init: %w", err)
 	}
 	return rep, nil
 }

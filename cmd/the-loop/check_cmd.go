@@ -13,16 +13,18 @@ import (
 
 // CheckCmd is `the-loop check`.
 type CheckCmd struct {
-	Item      string `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
-	All       bool   `help:"Evaluate every work item."`
-	Changed   bool   `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
-	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	Base      string `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
-	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
-	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
-	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
-	CheckRun  bool   `name:"check-run" help:"Under GitHub Actions with --format github, also report as a check run named the-loop on the commit, through the REST API with the job's token (GITHUB_TOKEN): every annotation, in batches of 50, the summary and a conclusion. Without checks: write it says so once and annotates with workflow commands."`
-	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
+	Item            string `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
+	All             bool   `help:"Evaluate every work item."`
+	Changed         bool   `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
+	Recompute       bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
+	Base            string `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
+	RulesFrom       string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
+	FailOn          string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
+	Format          string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
+	CheckRun        bool   `name:"check-run" help:"Under GitHub Actions with --format github, also report as a check run named the-loop on the commit, through the REST API with the job's token (GITHUB_TOKEN): every annotation, in batches of 50, the summary and a conclusion. Without checks: write it says so once and annotates with workflow commands."`
+	Replies         string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
+	Event           string `help:"The GitHub event file of the pull request --changed judges (default: $GITHUB_EVENT_PATH when $GITHUB_EVENT_NAME is pull_request, pull_request_target or merge_group): the work items it links are checked whatever it changed." placeholder:"FILE"`
+	RequireWorkItem bool   `help:"Under --changed, fail (exit 1) when the pull request links no work item (by \"Closes #N\" in its body, a branch named issue-N-..., or an inner loop bound to it)."`
 	LoopFlags
 }
 
@@ -59,8 +61,14 @@ Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.
 // validate refuses flags that do not go together.
 func (c *CheckCmd) validate() error {
 	switch {
-	case (c.All || c.Changed) == (c.Item != ""), c.All && c.Changed:
+	case c.All && c.Changed:
+		return errors.New("check: --all and --changed conflict; give one")
+	case c.Item != "" && (c.All || c.Changed):
+		return fmt.Errorf("check: a work item id (%s) and %s conflict; give one", visible(c.Item), map[bool]string{true: "--all", false: "--changed"}[c.All])
+	case c.Item == "" && !c.All && !c.Changed:
 		return errors.New("check: give a work item id, --all, or --changed")
+	case (c.Event != "" || c.RequireWorkItem) && !c.Changed:
+		return errors.New("check: --event and --require-work-item are about the pull request --changed judges; give --changed")
 	case c.Changed && c.Base == "":
 		return errors.New("check: --changed needs --base, the revision the change is compared with (e.g. --base origin/main)")
 	case c.CheckRun && c.Format != "github":
@@ -96,7 +104,11 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if _, err := e.Changes(); err != nil {
 		return err
 	}
-	items, err := c.items(e, out)
+	pr, err := c.pullRequest(os.Getenv)
+	if err != nil {
+		return err
+	}
+	items, unlinked, err := c.items(e, pr, out)
 	if err != nil {
 		return err
 	}
@@ -139,10 +151,42 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if len(failed) > 0 {
 		return exitCode(2)
 	}
+	if unlinked && c.RequireWorkItem {
+		msg := "the pull request links no work item, and --require-work-item asks for one: " + policy.HowToLink
+		if c.Format == "github" {
+			fmt.Fprintf(out.Stdout, "::error title=the-loop::%s\n", ghData(msg))
+		}
+		fmt.Fprintf(out.Stderr, "the-loop: %s\n", msg)
+		return exitCode(1)
+	}
 	if failing {
 		return exitCode(1)
 	}
 	return nil
+}
+
+// pullRequest is the pull request --changed judges: --event's, else the
+// Actions event's when the run is a pull request's or a merge queue's;
+// nil when there is none.
+func (c *CheckCmd) pullRequest(getenv func(string) string) (*policy.PullRequest, error) {
+	if !c.Changed {
+		return nil, nil
+	}
+	path := c.Event
+	if path == "" && policy.IsPullRequestEvent(getenv("GITHUB_EVENT_NAME")) {
+		path = getenv("GITHUB_EVENT_PATH")
+	}
+	if path == "" {
+		return nil, nil
+	}
+	pr, err := policy.ReadPullRequestEvent(path)
+	if err != nil {
+		return nil, err
+	}
+	if pr.Repo == "" {
+		pr.Repo = getenv("GITHUB_REPOSITORY")
+	}
+	return pr, nil
 }
 
 // withReplies has check read replies through the GitHub integration the
@@ -164,25 +208,24 @@ func (g *Globals) withReplies(opts *policy.Options) error {
 	return nil
 }
 
-// items are the work items asked about.
-func (c *CheckCmd) items(e *policy.Engine, out *Output) ([]string, error) {
-	var items []string
-	var err error
+// items are the work items asked about; unlinked is set when pr links
+// none.
+func (c *CheckCmd) items(e *policy.Engine, pr *policy.PullRequest, out *Output) (items []string, unlinked bool, err error) {
 	switch {
 	case c.Changed:
 		var s policy.Selection
-		s, err = e.ChangedItems()
-		items = s.Items
+		s, err = e.ChangedItemsFor(pr)
+		items, unlinked = s.Items, s.Unlinked
 	case c.All:
 		items, err = e.Items()
 	default:
-		return []string{c.Item}, nil
+		return []string{c.Item}, false, nil
 	}
 	if errors.Is(err, policy.ErrNoSpecDir) {
 		fmt.Fprintf(out.Stderr, "the-loop: warning: nothing to check: %s\n", visible(err.Error()))
 		err = nil
 	}
-	return items, err
+	return items, unlinked, err
 }
 
 func (c *CheckCmd) outputFormat() string { return c.Format }

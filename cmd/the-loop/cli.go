@@ -217,6 +217,20 @@ func (g *Globals) open(out *Output) (*policy.Engine, error) { return g.openWith(
 // openWith is open with options of the verb's own (init adopts a working
 // directory that is in no repository).
 func (g *Globals) openWith(out *Output, opts policy.Options) (*policy.Engine, error) {
+	return g.openRepo(out, opts, false)
+}
+
+// openRepo is openWith for a verb that adopts the directory --repo names
+// (init) when adopts is set. Every other verb refuses a --repo that is not
+// a repository's root, as it refuses a working directory in no
+// repository: a gate pointed at the wrong folder must not answer "nothing
+// to check", nor graph hooks "no hooks".
+func (g *Globals) openRepo(out *Output, opts policy.Options, adopts bool) (*policy.Engine, error) {
+	if g.Repo != "" && !adopts {
+		if fi, err := os.Stat(g.Repo); err == nil && fi.IsDir() && !policy.IsRepositoryRoot(g.Repo) {
+			return nil, fmt.Errorf("--repo %s: %w: it holds %s; run the-loop init there to adopt it", g.Repo, policy.ErrNoRepository, policy.RepositoryMarkers())
+		}
+	}
 	opts.Repo, opts.CLIConfig = g.Repo, g.Config
 	if g.Verbose {
 		opts.Log = slog.New(slog.NewTextHandler(out.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))

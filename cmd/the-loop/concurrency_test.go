@@ -48,8 +48,11 @@ func runProc(t *testing.T, bin string, args ...string) (stdout string, code int)
 func demoItem(t *testing.T, bin string) (repo string) {
 	t.Helper()
 	repo = t.TempDir()
-	if err := os.MkdirAll(filepath.Join(repo, "docs/specs/item"), 0o755); err != nil {
-		t.Fatal(err)
+	// .git marks it a repository's root, as --repo wants.
+	for _, d := range []string{"docs/specs/item", ".git"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if out, code := runProc(t, bin, "graph", "force", "item", "--to", "brainstorming", "--reason", "test setup", "--repo", repo); code != 0 {
 		t.Fatalf("force: %d %s", code, out)

@@ -20,6 +20,9 @@ func TestAKilledVerbNeverLeavesAMoveWithoutItsEvent(t *testing.T) {
 	bin := theLoop(t)
 	home, repo := t.TempDir(), t.TempDir()
 	item := filepath.Join(repo, "docs", "specs", "item")
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil { // --repo wants a root
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(item, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -18,14 +18,15 @@ type InitCmd struct {
 func (c *InitCmd) Help() string {
 	return `init writes .the-loop/harness-config.yaml with the built-in defaults when the
 repository has no harness config (under either name), names the GitHub
-repository in ticketing.github, and creates the spec directory. It never
+repository in ticketing.github, creates the spec directory, and adds the
+lock files the graph verbs write (graph-state.lock) to .gitignore. It never
 overwrites an existing config, and running it twice changes nothing. The
 graph verbs that move an item adopt a repository the same way, without the
 GitHub name; check and the other read-only verbs never write.`
 }
 
 func (c *InitCmd) Run(g *Globals, out *Output) error {
-	e, err := g.openWith(out, policy.Options{OrWorkDir: true})
+	e, err := g.openRepo(out, policy.Options{OrWorkDir: true}, true)
 	if err != nil {
 		return err
 	}
@@ -59,6 +60,18 @@ func writeInit(w io.Writer, rep *policy.InitReport) error {
 		fmt.Fprintf(&b, "%s the spec directory %s\n", would("created", "would create"), visible(rep.SpecDir))
 	} else {
 		fmt.Fprintf(&b, "spec directory %s is there\n", visible(rep.SpecDir))
+	}
+	if gi := rep.GitIgnore; gi != nil {
+		switch {
+		case gi.Skipped != "":
+			fmt.Fprintf(&b, "left %s alone: %s; add %s to it yourself\n", gi.Path, visible(gi.Skipped), strings.Join(policy.IgnoredFiles(), ", "))
+		case len(gi.Added) == 0:
+			fmt.Fprintf(&b, "%s ignores the lock files\n", gi.Path)
+		case gi.Created:
+			fmt.Fprintf(&b, "%s %s, ignoring %s\n", would("created", "would create"), gi.Path, strings.Join(gi.Added, ", "))
+		default:
+			fmt.Fprintf(&b, "%s %s to %s\n", would("added", "would add"), strings.Join(gi.Added, ", "), gi.Path)
+		}
 	}
 	if rep.Outcome == policy.ScaffoldWritten && !rep.DryRun {
 		fmt.Fprintln(&b, "next: tailor the config (`the-loop config schema harness` lists every key), commit it, and start a work item with `the-loop new ID`")

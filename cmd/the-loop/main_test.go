@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -75,6 +77,39 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Defer(func() { log.Close() })
 		srv.SetLog(log)
 		ts.Setenv("GITHUB_API", srv.URL)
+	},
+	// pr-event out.json [body=TEXT] [ref=BRANCH] [number=N] [repo=OWNER/NAME]:
+	// write GitHub's own pull_request "opened" example payload (octokit's,
+	// testdata/octokit) with those fields set, as a runner's event file.
+	"pr-event": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 1 {
+			ts.Fatalf("usage: pr-event out.json [body=TEXT] [ref=BRANCH] [number=N] [repo=OWNER/NAME]")
+		}
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "octokit", "api.github.com", "pull_request", "opened.payload.json"))
+		ts.Check(err)
+		var ev map[string]any
+		ts.Check(json.Unmarshal(data, &ev))
+		pr := ev["pull_request"].(map[string]any)
+		for _, a := range args[1:] {
+			k, v, _ := strings.Cut(a, "=")
+			switch k {
+			case "body": // \n and \r are a line break's parts, as GitHub keeps them
+				pr["body"] = strings.NewReplacer(`\r`, "\r", `\n`, "\n").Replace(v)
+			case "ref":
+				pr["head"].(map[string]any)["ref"] = v
+			case "number":
+				n, err := strconv.Atoi(v)
+				ts.Check(err)
+				ev["number"], pr["number"] = n, n
+			case "repo":
+				ev["repository"].(map[string]any)["full_name"] = v
+			default:
+				ts.Fatalf("pr-event: unknown field %s", k)
+			}
+		}
+		out, err := json.Marshal(ev)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), out, 0o644))
 	},
 	// mkfifo path
 	"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {

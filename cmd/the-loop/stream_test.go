@@ -30,7 +30,7 @@ func legacyCheckRun(c *CheckCmd, g *Globals, out *Output) error {
 	if _, err := e.Changes(); err != nil {
 		return err
 	}
-	items, err := c.items(e, out)
+	items, _, err := c.items(e, nil, out)
 	if err != nil {
 		return err
 	}
