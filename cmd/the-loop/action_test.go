@@ -21,6 +21,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/the-loop/the-loop/channels/github/githubtest"
 	"github.com/the-loop/the-loop/internal/actionrun"
+	"gopkg.in/yaml.v3"
 )
 
 // The GitHub Action (action.yml at the repository root), run step by step
@@ -132,14 +133,55 @@ func runAction(t *testing.T, c actionrun.Config) *actionrun.Result {
 	if c.APIURL == "" {
 		c.APIURL = "http://127.0.0.1:1" // nothing: a scenario that reads GitHub sets its stand-in
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a cold build on a busy machine
 	defer cancel()
 	res, err := actionrun.Run(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("steps: %+v\nstdout:\n%s\nstderr:\n%s", res.Steps, res.Stdout, res.Stderr)
+	t.Logf("%s to the verdict; steps: %+v\nstdout:\n%s\nstderr:\n%s", res.Elapsed, res.Steps, res.Stdout, res.Stderr)
 	return res
+}
+
+// readmeWith is the with: of the-loop's step in the README's GitHub
+// Actions workflow: the scenarios run the action as the README tells a
+// reader to wire it.
+func readmeWith(t *testing.T) map[string]string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(actionRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "**GitHub Actions**")
+	_, rest, ok2 := strings.Cut(rest, "```yaml\n")
+	block, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md has no yaml block under **GitHub Actions**")
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(block), &wf); err != nil {
+		t.Fatalf("README's workflow: %v", err)
+	}
+	for _, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			if strings.HasPrefix(s.Uses, "the-loop/the-loop@") {
+				with := map[string]string{}
+				for k, v := range s.With {
+					with[k] = v
+				}
+				return with
+			}
+		}
+	}
+	t.Fatal("the README's workflow has no the-loop/the-loop step")
+	return nil
 }
 
 const longGo = "package x\n// one\n// two\n// three\n// four\n"
@@ -152,7 +194,7 @@ func TestTheActionJudgesAPullRequestThatEditsItsOwnRuleByTheBasesRule(t *testing
 		"src/long.go":                        longGo,
 		"docs/specs/issue-1/requirements.md": "# Requirements\n\nshorter files\n",
 	})
-	res := runAction(t, actionrun.Config{Workspace: ws, SHA: sha, ActionRef: "main", Event: prEvent(7, "weaken-rule", "")})
+	res := runAction(t, actionrun.Config{Workspace: ws, SHA: sha, ActionRef: "main", Event: prEvent(7, "weaken-rule", ""), With: readmeWith(t)})
 	if res.Code != 1 {
 		t.Errorf("exit %d, want 1 (the base's rule blocks)", res.Code)
 	}
@@ -174,7 +216,7 @@ func TestTheActionJudgesAPullRequestThatEditsItsOwnRuleByTheBasesRule(t *testing
 func TestTheActionJudgesACodeOnlyPullRequestByItsOwnWorkItem(t *testing.T) {
 	ws, sha := prCheckout(t, "issue-31-fix", map[string]string{"src/long.go": longGo})
 	res := runAction(t, actionrun.Config{Workspace: ws, SHA: sha, ActionRef: "main",
-		Event: prEvent(8, "issue-31-fix", "Shorter files.\n\nCloses #31")})
+		Event: prEvent(8, "issue-31-fix", "Shorter files.\n\nCloses #31"), With: readmeWith(t)})
 	if res.Code != 1 || !strings.Contains(res.Stdout, "issue-31") || !strings.Contains(res.Stdout, "src/long.go has 5 lines") {
 		t.Skip("enabled when the PR's own items land")
 	}
@@ -199,9 +241,10 @@ func TestTheActionReadsApprovedGatesAsPassWithReplies(t *testing.T) {
 	temp := t.TempDir()
 	cfg := filepath.Join(temp, "cli.yaml")
 	writeFiles(t, temp, map[string]string{"cli.yaml": "routing:\n  authorizedUsers: [alice]\n"})
+	with := readmeWith(t)
+	with["fail-on"], with["args"] = "unmet", "--config "+cfg
 	res := runAction(t, actionrun.Config{Workspace: ws, SHA: sha, ActionRef: "main", Temp: temp,
-		APIURL: srv.URL, Token: "job-token", Event: prEvent(9, "issue-3-wording", ""),
-		With: map[string]string{"fail-on": "unmet", "args": "--config " + cfg}})
+		APIURL: srv.URL, Token: "job-token", Event: prEvent(9, "issue-3-wording", ""), With: with})
 	if res.Code != 0 || strings.Contains(res.Stdout, "no authorized feedback") {
 		t.Skip("enabled when the action passes the job's token (--replies github)")
 	}
