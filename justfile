@@ -135,3 +135,16 @@ bench-changed runs="41":
     CGO_ENABLED=0 go build -o "$bin/the-loop" ./cmd/the-loop
     go run ./tools/proctime -n {{runs}} -- "$bin/the-loop" check --changed --base main --repo "$dir" \
         -- "$bin/the-loop" check --changed --base main --rules-from main --format github --repo "$dir"
+
+# Validate .goreleaser.yaml and make a snapshot release of HEAD in a temporary clone, never in this tree (installs GoReleaser v2.15.1 there; cross-building six targets cold takes minutes).
+release-snapshot:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dir=$(mktemp -d)
+    GOBIN="$dir/bin" go install github.com/goreleaser/goreleaser/v2@v2.15.1
+    git clone -q . "$dir/src"
+    cd "$dir/src"
+    git describe --tags >/dev/null 2>&1 || git tag v0.0.0   # GoReleaser names a snapshot after the last tag
+    "$dir/bin/goreleaser" check
+    "$dir/bin/goreleaser" release --snapshot --clean
+    ls -l "$dir/src/dist"
