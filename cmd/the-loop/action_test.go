@@ -217,8 +217,13 @@ func TestTheActionJudgesACodeOnlyPullRequestByItsOwnWorkItem(t *testing.T) {
 	ws, sha := prCheckout(t, "issue-31-fix", map[string]string{"src/long.go": longGo})
 	res := runAction(t, actionrun.Config{Workspace: ws, SHA: sha, ActionRef: "main",
 		Event: prEvent(8, "issue-31-fix", "Shorter files.\n\nCloses #31"), With: readmeWith(t)})
-	if res.Code != 1 || !strings.Contains(res.Stdout, "issue-31") || !strings.Contains(res.Stdout, "src/long.go has 5 lines") {
-		t.Skip("enabled when the PR's own items land")
+	if res.Code != 1 {
+		t.Errorf("exit %d, want 1 (issue-31's rule blocks)", res.Code)
+	}
+	for _, want := range []string{"issue-31", "src/long.go has 5 lines"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.Stdout)
+		}
 	}
 	if strings.Contains(res.Stdout, "issue-32") || strings.Contains(res.Summary, "issue-32") {
 		t.Errorf("issue-32 is not this pull request's and was judged")
