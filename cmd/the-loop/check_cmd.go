@@ -22,6 +22,8 @@ type CheckCmd struct {
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
 	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
+
+	AllFindings bool `help:"Where a node's chain stopped (a hook blocked or waits), run the repository's own (x-) hooks it did not reach as well, report-only: their findings are shown, marked report only, and change neither the verdict nor the exit code. Nodes past the pointer are not run."`
 	LoopFlags
 }
 
@@ -52,6 +54,12 @@ In CI, judge a pull request by its base branch:
 
   the-loop check --changed --base origin/main --rules-from origin/main --format github --fail-on block
 
+A chain stops at its first block or wait, so a repository rule after it
+says nothing until that is fixed. --all-findings runs those rules anyway
+at every reached node, report-only, so one run shows every finding; the
+verdict and the exit code stay those of the run without it. Every format
+says which repository hooks did not run, and why (text under -v).
+
 Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.`
 }
 
@@ -72,7 +80,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
+	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base, AllFindings: c.AllFindings}
 	if c.Replies == policy.IntegrationGitHub {
 		if err := g.withReplies(&opts); err != nil {
 			return err

@@ -91,6 +91,10 @@ func (w *githubWriter) report(r *graph.StatusReport) error {
 			writeAnnotation(b, r, f, w.view.GitHub.Prefix)
 		}
 	}
+	for _, u := range r.Unshown() {
+		w.counts[graph.SeverityNotice]++
+		fmt.Fprintf(b, "::notice title=%s::%s\n", ghProp("the-loop/"+u.Run.Hook), ghData(unshownText(r, u)))
+	}
 	b.WriteString("::endgroup::\n")
 	w.summary.add(r)
 	return nil
@@ -272,7 +276,7 @@ const maxSummaryLine = 4 << 10
 func summaryFindings(n graph.NodeReport, env githubEnv) string {
 	parts := make([]string, 0, len(n.Findings))
 	for _, f := range n.Findings {
-		s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text))
+		s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text+reportOnlyTag(f)))
 		if f.Severity == graph.SeverityWarning {
 			s = "⚠️ " + s
 		}
