@@ -134,10 +134,16 @@ func TestAllFindingsChangesNoVerdictOnAnyFixture(t *testing.T) {
 	if len(repos) < 20 {
 		t.Fatalf("found %d fixture repositories; the walk is broken", len(repos))
 	}
+	// A hook that spins is stopped by its step budget, the same in both
+	// runs, and never by a wall clock a loaded machine may reach first.
+	cfg := filepath.Join(t.TempDir(), "cli-config.yaml")
+	if err := os.WriteFile(cfg, []byte("routing:\n  graph:\n    hookLimits:\n      seconds: 600\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	reportOnly := map[string]int{}
 	for _, r := range repos {
 		for _, extra := range [][]string{nil, {"--fail-on", "block"}, {"--recompute"}} {
-			args := append([]string{"check", "--all", "--repo", r.root, "--format", "json"}, extra...)
+			args := append([]string{"check", "--all", "--repo", r.root, "--config", cfg, "--format", "json"}, extra...)
 			name := r.name + " " + strings.Join(extra, " ")
 			outA, errA, codeA := runCLI(t, nil, args...)
 			outB, errB, codeB := runCLI(t, nil, append(args, "--all-findings")...)
