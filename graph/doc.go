@@ -61,6 +61,9 @@
 // what it found, what it printed and spent ([HookTrace]) and why check
 // would not run it there. [StatusReport.Unshown] lists, for a whole
 // report, the repository hooks whose verdict it does not show, and why.
+// To see every finding, set Runtime.AllFindings: Status then runs, at each
+// reached node whose chain stopped, the repository hooks after the
+// stopper report-only (reportonly.go), and no verdict changes.
 //
 // To draw a loop, use [Mermaid]: a Mermaid flowchart of the graph, or, given
 // a [*StatusReport], of one item on it, coloured by its verdicts.

@@ -12,6 +12,10 @@ import "fmt"
 // warnings are findings, and never fail anything. Its notices say why it
 // passed or skipped and are kept on its HookRun instead, so that a report
 // is not a wall of "nothing to do here".
+//
+// A ReportOnly finding is one a repository hook made that check ran past
+// a stopped chain (Runtime.AllFindings): it changes no verdict, and its
+// severity is never error.
 type Finding struct {
 	Hook     string `json:"hook"`
 	Node     string `json:"node"`
@@ -20,6 +24,8 @@ type Finding struct {
 	Path     string `json:"path,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Column   int    `json:"column,omitempty"`
+	// ReportOnly is set on the findings of a hook run report-only.
+	ReportOnly bool `json:"reportOnly,omitempty"`
 }
 
 // StateHook is the rule id of findings about the item's graph state
@@ -30,7 +36,7 @@ const StateHook = "graph-state"
 // wait), "" when the chain passed or did not run.
 func (n NodeReport) Stopper() string {
 	for _, h := range n.Hooks {
-		if h.Boundary == string(Exit) && h.Ran && (h.Status == string(StatusBlock) || h.Status == string(StatusWait)) {
+		if h.Boundary == string(Exit) && h.Ran && !h.ReportOnly && (h.Status == string(StatusBlock) || h.Status == string(StatusWait)) {
 			return h.Hook
 		}
 	}
@@ -55,13 +61,16 @@ func (f Finding) Where() string {
 // status when it ran, and otherwise why it did not (the chain stopped
 // before it, check does not evaluate entry chains, the node is declared
 // skipped). Reason also carries what a hook that skipped or passed said
-// about itself.
+// about itself. ReportOnly is a hook that ran past its stopped chain
+// (Runtime.AllFindings), whose status decided nothing; its Reason says
+// why the chain would not have run it.
 type HookRun struct {
-	Hook     string `json:"hook"`
-	Boundary string `json:"boundary"`
-	Ran      bool   `json:"ran"`
-	Status   string `json:"status,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	Hook       string `json:"hook"`
+	Boundary   string `json:"boundary"`
+	Ran        bool   `json:"ran"`
+	Status     string `json:"status,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	ReportOnly bool   `json:"reportOnly,omitempty"`
 }
 
 // Reasons a hook did not run under check.

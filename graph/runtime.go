@@ -63,6 +63,11 @@ type Runtime struct {
 	// recompute the state, and with it when each gate was open, is
 	// ignored, so no reply is handed either.
 	Replies ReplySource
+	// AllFindings has Status run, at each reached node whose exit chain
+	// stopped, the repository hooks the chain did not reach, report-only:
+	// their findings are shown and marked, and no verdict changes (see
+	// reportonly.go). False runs a chain as far as its stopper only.
+	AllFindings bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// LockTimeout is how long a writer waits for a held lock before

@@ -46,6 +46,10 @@ type StatusReport struct {
 	// reach, when set, is a node past the pointer up to which nodes count
 	// as reached all the same (see Reach).
 	reach string
+	// pending are the stopped chains of nodes not reached, whose
+	// repository hooks run report-only if a Reach takes the pointer there
+	// (see runReportOnly).
+	pending []reportOnly
 }
 
 // Reached splits the nodes at the pointer: those up to and including the
@@ -82,6 +86,7 @@ func (s *StatusReport) Reach(node string) bool {
 		return false
 	}
 	s.settle()
+	s.runReportOnly()
 	return true
 }
 
@@ -218,6 +223,11 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 		rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(out.Status), Outcome: out.Outcome(),
 			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts,
 			Findings: findings, Hooks: chainRuns(&runs, n, &out, "")})
+		if rt.AllFindings {
+			if p, ok := stoppedRest(len(rep.Nodes)-1, n, &nc, &out); ok {
+				rep.pending = append(rep.pending, p)
+			}
+		}
 	}
 	rep.CurrentNode = st.CurrentNode
 	switch {
@@ -232,6 +242,7 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 		rep.Parked = st.Parked
 	}
 	rep.settle()
+	rep.runReportOnly()
 	return rep, nil
 }
 

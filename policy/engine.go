@@ -70,6 +70,12 @@ type Options struct {
 	// else, once per item; its hooks still make no outbound call. Nil:
 	// Check reads no replies, and human gates wait.
 	Replies graph.Integration
+	// AllFindings has Check run, at each reached node whose exit chain
+	// stopped, the repository hooks the chain did not reach, report-only
+	// (see graph.Runtime.AllFindings): every finding is shown, and no
+	// verdict changes. Only Check does; the verbs that move an item run
+	// chains as far as their stopper.
+	AllFindings bool
 }
 
 // Engine serves every verb for one repository: it holds the repository's
@@ -92,6 +98,7 @@ type Engine struct {
 	reloadHooks bool // Options.ReloadHooks
 	lockTimeout time.Duration
 	replies     graph.Integration // Options.Replies; nil: check reads none
+	allFindings bool              // Options.AllFindings
 	base        *changes          // Options.Base's changes; nil: no base named
 	rules       *rules            // the revision the gate's files come from; nil: the checkout
 	mu          sync.Mutex        // guards notes, refused and unreplied: check runs items in parallel
@@ -176,7 +183,8 @@ func Open(opts Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events,
-		integration: opts.Integration, noAdopt: opts.NoAdopt, reloadHooks: opts.ReloadHooks, lockTimeout: opts.LockTimeout, replies: opts.Replies}
+		integration: opts.Integration, noAdopt: opts.NoAdopt, reloadHooks: opts.ReloadHooks, lockTimeout: opts.LockTimeout, replies: opts.Replies,
+		allFindings: opts.AllFindings}
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}
@@ -715,6 +723,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	if e.replies != nil {
 		rt.Replies = e.replySource(sel)
 	}
+	rt.AllFindings = e.allFindings
 	if base != nil {
 		var undone []string
 		st, undone = base.restrict(rt.Graph, st)

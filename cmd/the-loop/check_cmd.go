@@ -25,6 +25,8 @@ type CheckCmd struct {
 	Replies         string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
 	Event           string `help:"The GitHub event file of the pull request --changed judges (default: $GITHUB_EVENT_PATH when $GITHUB_EVENT_NAME is pull_request, pull_request_target or merge_group): the work items it links are checked whatever it changed." placeholder:"FILE"`
 	RequireWorkItem bool   `help:"Under --changed, fail (exit 1) when the pull request links no work item (by \"Closes #N\" in its body, a branch named issue-N-..., or an inner loop bound to it)."`
+
+	AllFindings bool `help:"Where a node's chain stopped (a hook blocked or waits), run the repository's own (x-) hooks it did not reach as well, report-only: their findings are shown, marked report only, and change neither the verdict nor the exit code. Nodes past the pointer are not run."`
 	LoopFlags
 }
 
@@ -54,6 +56,12 @@ ledger's relays of chat answers. So an approved gate passes, and
 In CI, judge a pull request by its base branch:
 
   the-loop check --changed --base origin/main --rules-from origin/main --format github --fail-on block
+
+A chain stops at its first block or wait, so a repository rule after it
+says nothing until that is fixed. --all-findings runs those rules anyway
+at every reached node, report-only, so one run shows every finding; the
+verdict and the exit code stay those of the run without it. Every format
+says which repository hooks did not run, and why (text under -v).
 
 Exit codes: 0 all satisfied, 1 something unmet (see --fail-on), 2 could not run.`
 }
@@ -90,7 +98,7 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 			return err
 		}
 	}
-	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
+	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base, AllFindings: c.AllFindings}
 	if c.Replies == policy.IntegrationGitHub {
 		if err := g.withReplies(&opts); err != nil {
 			return err

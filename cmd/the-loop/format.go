@@ -158,7 +158,23 @@ func writeAll(f reportFormat, out *Output, reports []*graph.StatusReport, view c
 // findingText is a finding as one line of a CI system's: the work item,
 // the node, and what the hook said.
 func findingText(r *graph.StatusReport, f graph.Finding) string {
-	return fmt.Sprintf("%s · %s: %s", r.WorkItem, f.Node, f.Text)
+	return fmt.Sprintf("%s · %s: %s%s", r.WorkItem, f.Node, f.Text, reportOnlyTag(f))
+}
+
+// reportOnlyTag marks a finding of a hook check ran report-only
+// (--all-findings): it changed no verdict, and says so wherever it shows.
+func reportOnlyTag(f graph.Finding) string {
+	if f.ReportOnly {
+		return " (report only)"
+	}
+	return ""
+}
+
+// unshownText is a repository hook whose verdict r does not show, and
+// why, as one line of a CI system's: the author's answer to "why did my
+// rule say nothing?".
+func unshownText(r *graph.StatusReport, u graph.UnshownHook) string {
+	return fmt.Sprintf("%s · %s: %s (%s) %s", r.WorkItem, u.Node, u.Run.Hook, u.Run.Boundary, u.Why)
 }
 
 // itemHeadline is an item's verdict line: "issue-21: UNMET (at design)".

@@ -96,6 +96,7 @@ type githubWriter struct {
 type ghGroup struct {
 	headline string
 	anns     []int
+	notices  []string
 }
 
 func (w *githubWriter) report(r *graph.StatusReport) error {
@@ -119,6 +120,12 @@ func (w *githubWriter) report(r *graph.StatusReport) error {
 			g.anns = append(g.anns, len(w.anns))
 			w.anns = append(w.anns, newAnnotation(r, f, w.view.GitHub.Prefix))
 		}
+	}
+	// The repository hooks the report does not show, and why: notices of
+	// the item's group, never merged, as they are about the item.
+	for _, u := range r.Unshown() {
+		w.counts[graph.SeverityNotice]++
+		g.notices = append(g.notices, fmt.Sprintf("::notice title=%s::%s\n", ghProp("the-loop/"+u.Run.Hook), ghData(unshownText(r, u))))
 	}
 	w.groups = append(w.groups, g)
 	w.summary.add(r)
@@ -144,6 +151,9 @@ func (w *githubWriter) finish(view checkView) error {
 			} else {
 				b.WriteString(w.anns[i].workflowCommand())
 			}
+		}
+		for _, n := range g.notices {
+			b.WriteString(n)
 		}
 		b.WriteString("::endgroup::\n")
 	}
@@ -254,10 +264,11 @@ func summarise(out *Output, view checkView, md func() string) {
 type findingKey struct {
 	node, hook, path, text string
 	line, column, nth      int
+	reportOnly             bool
 }
 
 func keyOf(f graph.Finding) findingKey {
-	return findingKey{node: f.Node, hook: f.Hook, path: f.Path, text: f.Text, line: f.Line, column: f.Column}
+	return findingKey{node: f.Node, hook: f.Hook, path: f.Path, text: f.Text, line: f.Line, column: f.Column, reportOnly: f.ReportOnly}
 }
 
 // maxListedItems bounds the work items a finding names; the others are
@@ -308,7 +319,7 @@ type ghAnnotation struct {
 }
 
 func newAnnotation(r *graph.StatusReport, f graph.Finding, prefix string) *ghAnnotation {
-	a := &ghAnnotation{severity: f.Severity, hook: f.Hook, text: f.Text}
+	a := &ghAnnotation{severity: f.Severity, hook: f.Hook, text: f.Text + reportOnlyTag(f)}
 	if p, ok := repoPath(f.Path); ok {
 		a.file = path.Join(prefix, p)
 		if f.Line > 0 {
@@ -538,7 +549,7 @@ const maxSummaryLine = 4 << 10
 
 // summaryFinding is one finding as a table cell, linked to its file.
 func summaryFinding(f graph.Finding, env githubEnv) string {
-	s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text))
+	s := fmt.Sprintf("`%s` %s", mdCode(f.Hook), mdText(f.Text+reportOnlyTag(f)))
 	if f.Severity == graph.SeverityWarning {
 		s = "⚠️ " + s
 	}

@@ -130,6 +130,9 @@ func (e *reportEncoder) finding(b []byte, f *graph.Finding, d int) []byte {
 	if f.Column != 0 {
 		b = strconv.AppendInt(e.member(append(b, ','), d+1, `"column": `), int64(f.Column), 10)
 	}
+	if f.ReportOnly {
+		b = append(e.member(append(b, ','), d+1, `"reportOnly": `), "true"...)
+	}
 	return append(e.line(b, d), '}')
 }
 
@@ -143,6 +146,9 @@ func (e *reportEncoder) hook(b []byte, h *graph.HookRun, d int) []byte {
 	}
 	if h.Reason != "" {
 		b = appendJSONStringKeepHTML(e.member(append(b, ','), d+1, `"reason": `), h.Reason)
+	}
+	if h.ReportOnly {
+		b = append(e.member(append(b, ','), d+1, `"reportOnly": `), "true"...)
 	}
 	return append(e.line(b, d), '}')
 }

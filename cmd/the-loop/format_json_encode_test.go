@@ -156,11 +156,13 @@ func awkwardReports() []any {
 		Findings: []graph.Finding{
 			{Hook: awkward, Node: awkward, Severity: "error", Text: awkward, Path: awkward, Line: 1 << 40, Column: -1},
 			{Hook: "h", Node: "n", Severity: "notice", Text: ""},
+			{Hook: "x-h", Node: "n", Severity: "warning", Text: awkward, ReportOnly: true},
 			{},
 		},
 		Hooks: []graph.HookRun{
 			{Hook: awkward, Boundary: "exit", Ran: true, Status: awkward, Reason: awkward},
 			{Hook: "h", Boundary: "entry"},
+			{Hook: "x-h", Boundary: "exit", Ran: true, Status: "block", Reason: awkward, ReportOnly: true},
 			{},
 		}}
 	empty := graph.NodeReport{Messages: []string{}, Findings: []graph.Finding{}, Hooks: []graph.HookRun{}}
@@ -216,8 +218,8 @@ func TestTheJSONEncoderKnowsEveryField(t *testing.T) {
 	want := map[string]string{
 		"StatusReport": "WorkItem:workItem CurrentNode:currentNode OK:ok Parked:parked Nodes:nodes Dir:- Loop:-",
 		"NodeReport":   "Node:node Status:status Outcome:outcome Messages:messages Forced:forced Attempts:attempts Reached:reached Findings:findings Hooks:hooks",
-		"Finding":      "Hook:hook Node:node Severity:severity Text:text Path:path,omitempty Line:line,omitempty Column:column,omitempty",
-		"HookRun":      "Hook:hook Boundary:boundary Ran:ran Status:status,omitempty Reason:reason,omitempty",
+		"Finding":      "Hook:hook Node:node Severity:severity Text:text Path:path,omitempty Line:line,omitempty Column:column,omitempty ReportOnly:reportOnly,omitempty",
+		"HookRun":      "Hook:hook Boundary:boundary Ran:ran Status:status,omitempty Reason:reason,omitempty ReportOnly:reportOnly,omitempty",
 		"unevaluated":  "WorkItem:workItem Error:error",
 	}
 	marshalers := []reflect.Type{reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()}
@@ -258,8 +260,8 @@ func FuzzReportEncoderIsTheEncoder(f *testing.F) {
 			}
 			parked = map[string]any{text: v, item: float64(n) / 7, path: n, node: []any{text, nil, bit(1)}}
 		}
-		fs := []graph.Finding{{Hook: item, Node: node, Severity: text, Text: text, Path: path, Line: n, Column: n % 3}}
-		hooks := []graph.HookRun{{Hook: node, Boundary: text, Ran: bit(2), Status: path, Reason: text}}
+		fs := []graph.Finding{{Hook: item, Node: node, Severity: text, Text: text, Path: path, Line: n, Column: n % 3, ReportOnly: bit(5)}}
+		hooks := []graph.HookRun{{Hook: node, Boundary: text, Ran: bit(2), Status: path, Reason: text, ReportOnly: bit(6)}}
 		msgs := []string{text, path, item}
 		if bit(3) {
 			fs, hooks, msgs = nil, nil, nil

@@ -37,6 +37,9 @@ type junitSuite struct {
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	// SystemOut says which repository hooks of nodes past the pointer,
+	// which have no case, the report does not show, and why.
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitCase struct {
@@ -78,8 +81,10 @@ type junitWriter struct {
 
 func (w *junitWriter) report(r *graph.StatusReport) error {
 	s := junitSuite{Name: r.WorkItem}
+	unshown := r.Unshown()
 	for _, n := range shown(r) {
 		c := junitCaseOf(r, n, w.failOn)
+		c.SystemOut = joinLines(c.SystemOut, unshownAt(unshown, n.Node))
 		switch {
 		case c.Failure != nil:
 			s.Failures++
@@ -89,7 +94,30 @@ func (w *junitWriter) report(r *graph.StatusReport) error {
 		s.Tests++
 		s.Cases = append(s.Cases, c)
 	}
+	_, ahead := r.Reached()
+	for _, n := range ahead {
+		s.SystemOut = joinLines(s.SystemOut, unshownAt(unshown, n.Node))
+	}
 	return w.add(s)
+}
+
+// unshownAt are the lines saying which of node's repository hooks the
+// report does not show, and why.
+func unshownAt(unshown []graph.UnshownHook, node string) string {
+	var lines []string
+	for _, u := range unshown {
+		if u.Node == node {
+			lines = append(lines, fmt.Sprintf("note: %s (%s) %s", u.Run.Hook, u.Run.Boundary, u.Why))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func joinLines(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n" + b
 }
 
 // add counts s in the totals and encodes it on a line of its own (the
@@ -181,6 +209,7 @@ func junitCaseOf(r *graph.StatusReport, n graph.NodeReport, failOn string) junit
 		if w := f.Where(); w != "" {
 			line += " (" + w + ")"
 		}
+		line += reportOnlyTag(f)
 		if stopper == "" || f.Hook != stopper {
 			notes = append(notes, f.Severity+": "+line)
 			continue

@@ -134,6 +134,10 @@ func legacyGitHub(out *Output, reports []*graph.StatusReport, view checkView) er
 				b.WriteString(anns[o.key].workflowCommand())
 			}
 		}
+		for _, u := range r.Unshown() {
+			counts[graph.SeverityNotice]++
+			fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProp("the-loop/"+u.Run.Hook), ghData(unshownText(r, u)))
+		}
 		b.WriteString("::endgroup::\n")
 	}
 	for _, f := range view.Unevaluated {
@@ -245,6 +249,11 @@ func legacySARIF(out *Output, reports []*graph.StatusReport, view checkView) err
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
 	}
+	for _, r := range reports {
+		for _, u := range r.Unshown() {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "note", Message: sarifText{unshownText(r, u)}})
+		}
+	}
 	// Each finding once, with every item it is on.
 	var findings []*sarifFinding
 	byKey := map[findingKey]*sarifFinding{}
@@ -320,8 +329,10 @@ func legacyJUnit(out *Output, reports []*graph.StatusReport, view checkView) err
 	all := junitSuites{Name: "the-loop"}
 	for _, r := range reports {
 		s := junitSuite{Name: r.WorkItem}
+		unshown := r.Unshown()
 		for _, n := range shown(r) {
 			c := junitCaseOf(r, n, view.FailOn)
+			c.SystemOut = joinLines(c.SystemOut, unshownAt(unshown, n.Node))
 			switch {
 			case c.Failure != nil:
 				s.Failures++
@@ -330,6 +341,10 @@ func legacyJUnit(out *Output, reports []*graph.StatusReport, view checkView) err
 			}
 			s.Tests++
 			s.Cases = append(s.Cases, c)
+		}
+		_, ahead := r.Reached()
+		for _, n := range ahead {
+			s.SystemOut = joinLines(s.SystemOut, unshownAt(unshown, n.Node))
 		}
 		all.add(s)
 	}

@@ -87,7 +87,9 @@ type sarifResult struct {
 }
 
 // sarifWhere is which work item and node a result is about, and the
-// node's status.
+// node's status. ReportOnly is a finding of a hook check ran past its
+// stopped chain (--all-findings), which changed no verdict; its level is
+// note.
 type sarifWhere struct {
 	WorkItem string `json:"workItem"`
 	// WorkItems are every item the finding is on (at most
@@ -97,6 +99,7 @@ type sarifWhere struct {
 	WorkItemCount int      `json:"workItemCount"`
 	Node          string   `json:"node"`
 	Status        string   `json:"status"`
+	ReportOnly    bool     `json:"reportOnly,omitempty"`
 }
 
 type sarifLocation struct {
@@ -133,6 +136,9 @@ type sarifWriter struct {
 	findings []sarifFinding
 	index    map[findingKey]int // the findings' places, by identity
 	left     int                // findings past maxSARIFResults
+	// unshown are the repository hooks whose verdict the reports do not
+	// show, and why: notifications of the invocation.
+	unshown []sarifNotification
 }
 
 func (w *sarifWriter) report(r *graph.StatusReport) error {
@@ -164,6 +170,9 @@ func (w *sarifWriter) report(r *graph.StatusReport) error {
 			w.findings = append(w.findings, sarifFindingOf(r, n, f, w.view.GitHub.Prefix))
 		}
 	}
+	for _, u := range r.Unshown() {
+		w.unshown = append(w.unshown, sarifNotification{Level: "note", Message: sarifText{unshownText(r, u)}})
+	}
 	return nil
 }
 
@@ -177,6 +186,7 @@ func (w *sarifWriter) finish(view checkView) error {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{f.Item + " could not be evaluated: " + f.Err.Error()}})
 	}
+	inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, w.unshown...)
 	if w.left > 0 {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
 			Message: sarifText{fmt.Sprintf("%d more finding(s) not written: code scanning takes at most %d results a run", w.left, maxSARIFResults)}})
@@ -290,15 +300,16 @@ func sarifFindingOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, 
 	} else if f.Path != "" {
 		text += " (" + f.Path + ")"
 	}
+	text += reportOnlyTag(f)
 	level, ok := sarifLevels[f.Severity]
-	if !ok {
+	if !ok || f.ReportOnly {
 		level = "note"
 	}
 	// The same finding on the same item keeps its identity from run to
 	// run, wherever its line moves.
 	sum := sha256.Sum256([]byte(r.WorkItem + "\x00" + n.Node + "\x00" + f.Hook + "\x00" + f.Path + "\x00" + f.Text))
 	sf := sarifFinding{hook: f.Hook, level: level, text: text, fingerprint: hex.EncodeToString(sum[:16]), loc: loc,
-		where: sarifWhere{WorkItem: r.WorkItem, Node: n.Node, Status: n.Status}}
+		where: sarifWhere{WorkItem: r.WorkItem, Node: n.Node, Status: n.Status, ReportOnly: f.ReportOnly}}
 	sf.items.add(r.WorkItem, f.Node)
 	return sf
 }

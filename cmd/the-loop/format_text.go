@@ -120,6 +120,7 @@ func writeNode(b *bytes.Buffer, n graph.NodeReport) {
 		if w := f.Where(); w != "" {
 			text += " (" + w + ")"
 		}
+		text += reportOnlyTag(f)
 		fmt.Fprintf(b, "         - %s%s\n", prefix, visible(text))
 	}
 }

@@ -22,7 +22,7 @@ func legacyCheckRun(c *CheckCmd, g *Globals, out *Output) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
+	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base, AllFindings: c.AllFindings}
 	e, sel, err := g.engineWith(out, c.LoopFlags, "", opts)
 	if err != nil {
 		return err
@@ -164,6 +164,9 @@ func TestCheckWritesWhatTheWholeRunWrote(t *testing.T) {
 			recompute.Recompute = true
 			checkBothWays(t, generated, Globals{}, recompute, "--all", "--format", format, "--recompute")
 			checkBothWays(t, demo, Globals{Verbose: true}, c, "--all", "--format", format, "-v")
+			all := c
+			all.AllFindings = true
+			checkBothWays(t, demo, Globals{}, all, "--all", "--format", format, "--all-findings")
 			one := c
 			one.All, one.Item = false, "issue-239"
 			checkBothWays(t, original, Globals{}, one, "issue-239", "--format", format)
