@@ -21,6 +21,7 @@ type CheckCmd struct {
 	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
 	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
 	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
+	Output    []string `help:"Also write FORMAT to FILE from the same evaluation (repeatable; FORMAT is sarif, junit, json or text), e.g. --output sarif=the-loop.sarif --output junit=the-loop.xml. FILE is relative to the working directory and replaced whole once the run ends." placeholder:"FORMAT=FILE"`
 	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
 	LoopFlags
 }
@@ -72,6 +73,25 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
+	outputs, err := parseOutputs(c.Output, out)
+	if err != nil {
+		return err
+	}
+	err = c.run(g, out, outputs)
+	var code exitCode
+	if err != nil && !errors.As(err, &code) {
+		// The run could not answer: each file says so, in its format.
+		view := checkView{GitHub: githubEnvFrom(os.Getenv, ""), Version: version()}
+		for _, o := range outputs {
+			if ferr := o.fail(err, view); ferr != nil {
+				fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(ferr.Error()))
+			}
+		}
+	}
+	return err
+}
+
+func (c *CheckCmd) run(g *Globals, out *Output, outputs []*extraOutput) error {
 	opts := policy.Options{RulesFrom: c.RulesFrom, Base: c.Base}
 	if c.Replies == policy.IntegrationGitHub {
 		if err := g.withReplies(&opts); err != nil {
@@ -96,7 +116,10 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	// here, and flushed before anything else is said.
 	buffered := bufio.NewWriterSize(out.raw, 64<<10)
 	bout := &Output{Stdout: visibleWriter{buffered}, Stderr: out.Stderr, raw: buffered}
-	w := reportFormats[c.Format].start(bout, view)
+	w := teeWriter{reportFormats[c.Format].start(bout, view)}
+	for _, o := range outputs {
+		w = append(w, reportFormats[o.format].start(o.out, view))
+	}
 	failing := false
 	err = e.CheckEach(items, c.Recompute, sel, func(r *graph.StatusReport) error {
 		failing = failing || r.Fails(c.FailOn)
@@ -119,6 +142,14 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	}
 	if err := buffered.Flush(); err != nil {
 		return err
+	}
+	for i, o := range outputs {
+		if err := o.commit(); err != nil {
+			for _, rest := range outputs[i+1:] {
+				rest.discard()
+			}
+			return err
+		}
 	}
 	if c.Format != "github" {
 		printNotes(out, view.Notes)
