@@ -13,16 +13,16 @@ import (
 
 // CheckCmd is `the-loop check`.
 type CheckCmd struct {
-	Item      string `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
-	All       bool   `help:"Evaluate every work item."`
-	Changed   bool   `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
-	Recompute bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	Base      string `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
-	RulesFrom string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
-	FailOn    string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
-	Format    string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
+	Item      string   `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
+	All       bool     `help:"Evaluate every work item."`
+	Changed   bool     `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
+	Recompute bool     `help:"Ignore stored graph state; derive the position from the artifacts alone."`
+	Base      string   `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
+	RulesFrom string   `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
+	FailOn    string   `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
+	Format    string   `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
 	Output    []string `help:"Also write FORMAT to FILE from the same evaluation (repeatable; FORMAT is sarif, junit, json or text), e.g. --output sarif=the-loop.sarif --output junit=the-loop.xml. FILE is relative to the working directory and replaced whole once the run ends." placeholder:"FORMAT=FILE"`
-	Replies   string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
+	Replies   string   `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
 	LoopFlags
 }
 
