@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 )
 
 // NodeReport is one node's verdict as check reports it. Its JSON keys are the
@@ -24,6 +25,9 @@ type NodeReport struct {
 	Reached  bool      `json:"reached"`
 	Findings []Finding `json:"findings"`
 	Hooks    []HookRun `json:"hooks"`
+	// Elapsed is how long the node's exit chain took to evaluate: a
+	// measurement, so kept out of the JSON, whose output is stable.
+	Elapsed time.Duration `json:"-"`
 }
 
 // Satisfied is pass or skip.
@@ -43,6 +47,14 @@ type StatusReport struct {
 	Dir string `json:"-"`
 	// Loop is the name of the loop the item was judged against.
 	Loop string `json:"-"`
+	// Artifact is the item's first artifact on disk, in the loop's
+	// order of nodes (requirements.md, say), repository-relative; "" when
+	// it has none. A format that must point at a file's line points a
+	// finding about the whole item there.
+	Artifact string `json:"-"`
+	// Elapsed is how long the item's evaluation took; see
+	// NodeReport.Elapsed.
+	Elapsed time.Duration `json:"-"`
 	// reach, when set, is a node past the pointer up to which nodes count
 	// as reached all the same (see Reach).
 	reach string
@@ -198,7 +210,9 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 			event, handed = repliesAt(replies, consumed, n, st, rt.Graph.Start)
 		}
 		nc := base.at(n, Exit, event)
+		began := time.Now()
 		out := RunChain(n.Exit, &nc)
+		elapsed := time.Since(began)
 		if out.Status == StatusPass {
 			for _, i := range handed {
 				consumed[i] = true
@@ -222,13 +236,14 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 		}
 		rep.Nodes = append(rep.Nodes, NodeReport{Node: n.ID, Status: string(out.Status), Outcome: out.Outcome(),
 			Messages: msgs, Forced: rec != nil && rec.Forced && !recompute, Attempts: attempts,
-			Findings: findings, Hooks: chainRuns(&runs, n, &out, "")})
+			Findings: findings, Hooks: chainRuns(&runs, n, &out, ""), Elapsed: elapsed})
 		if rt.AllFindings {
 			if p, ok := stoppedRest(len(rep.Nodes)-1, n, &nc, &out); ok {
 				rep.pending = append(rep.pending, p)
 			}
 		}
 	}
+	rep.Artifact = rt.firstArtifact(item.Dir, files)
 	rep.CurrentNode = st.CurrentNode
 	switch {
 	case recompute || rep.CurrentNode == "":
@@ -244,6 +259,21 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 	rep.settle()
 	rep.runReportOnly()
 	return rep, nil
+}
+
+// firstArtifact is the first artifact of the loop's nodes that is a
+// file in the spec folder dir.
+func (rt *Runtime) firstArtifact(dir string, files *Files) string {
+	for _, n := range rt.Graph.Nodes {
+		for _, entry := range n.Produces {
+			for _, name := range ArtifactNames(entry) {
+				if p := path.Join(dir, name); files.IsRegular(p) {
+					return p
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // sentBack is where outcome's edge takes the item from n, when that is n
@@ -302,6 +332,7 @@ func (s *StatusReport) Detach(owned func(string) bool) {
 	own(&s.CurrentNode)
 	own(&s.Dir)
 	own(&s.Loop)
+	own(&s.Artifact)
 	own(&s.reach)
 	for i := range s.Nodes {
 		n := &s.Nodes[i]

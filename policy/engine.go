@@ -700,6 +700,7 @@ func isItemError(err error) bool {
 }
 
 func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.StatusReport, error) {
+	began := time.Now()
 	// The state is read once: it names the loop, and is then evaluated,
 	// through the same read-only view of the item's files.
 	files := graph.NewFiles(e.Checkout)
@@ -749,6 +750,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 		said = append(said, base.floor(rep)...)
 		e.noteBaseline(item, said)
 	}
+	rep.Elapsed = time.Since(began)
 	return rep, nil
 }
 

@@ -13,18 +13,19 @@ import (
 
 // CheckCmd is `the-loop check`.
 type CheckCmd struct {
-	Item            string `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
-	All             bool   `help:"Evaluate every work item."`
-	Changed         bool   `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
-	Recompute       bool   `help:"Ignore stored graph state; derive the position from the artifacts alone."`
-	Base            string `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
-	RulesFrom       string `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
-	FailOn          string `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
-	Format          string `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
-	CheckRun        bool   `name:"check-run" help:"Under GitHub Actions with --format github, also report as a check run named the-loop on the commit, through the REST API with the job's token (GITHUB_TOKEN): every annotation, in batches of 50, the summary and a conclusion. Without checks: write it says so once and annotates with workflow commands."`
-	Replies         string `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
-	Event           string `help:"The GitHub event file of the pull request --changed judges (default: $GITHUB_EVENT_PATH when $GITHUB_EVENT_NAME is pull_request, pull_request_target or merge_group): the work items it links are checked whatever it changed." placeholder:"FILE"`
-	RequireWorkItem bool   `help:"Under --changed, fail (exit 1) when the pull request links no work item (by \"Closes #N\" in its body, a branch named issue-N-..., or an inner loop bound to it)."`
+	Item            string   `arg:"" predictor:"item" optional:"" help:"Work item id (its spec folder's name), e.g. issue-109."`
+	All             bool     `help:"Evaluate every work item."`
+	Changed         bool     `help:"Evaluate the work items whose spec folder changed since --base (every item when the change touches .the-loop/ or a .star file)."`
+	Recompute       bool     `help:"Ignore stored graph state; derive the position from the artifacts alone."`
+	Base            string   `help:"A git revision: hooks see the paths changed since it (committed since the merge base, staged, unstaged and untracked) as ctx.changed." placeholder:"REV"`
+	RulesFrom       string   `help:"A git revision to read the gate's own files from (the harness config and the .star rules), so that a change cannot rewrite the rules that judge it; artifacts and state still come from the checkout." placeholder:"REV"`
+	FailOn          string   `help:"What makes the exit code 1: 'unmet' is any unsatisfied node up to the pointer, human waits included; 'block' only a node an agent can fix." enum:"unmet,block" default:"unmet"`
+	Format          string   `help:"Output format (${enum}): text for people (table is its old name), json, github (Actions annotations and step summary), sarif, junit." enum:"${reportFormats}" default:"text"`
+	CheckRun        bool     `name:"check-run" help:"Under GitHub Actions with --format github, also report as a check run named the-loop on the commit, through the REST API with the job's token (GITHUB_TOKEN): every annotation, in batches of 50, the summary and a conclusion. Without checks: write it says so once and annotates with workflow commands."`
+	Output          []string `help:"Also write FORMAT to FILE from the same evaluation (repeatable; FORMAT is sarif, junit, json or text), e.g. --output sarif=the-loop.sarif --output junit=the-loop.xml. FILE is relative to the working directory and replaced whole once the run ends." placeholder:"FORMAT=FILE"`
+	Replies         string   `help:"Where human gates read replies from: none, or github (each item's issue comments, and a pull request's reviews and diff comments under --pr, read through integrations.github; needs a token or gh)." enum:"none,github" default:"none"`
+	Event           string   `help:"The GitHub event file of the pull request --changed judges (default: $GITHUB_EVENT_PATH when $GITHUB_EVENT_NAME is pull_request, pull_request_target or merge_group): the work items it links are checked whatever it changed." placeholder:"FILE"`
+	RequireWorkItem bool     `help:"Under --changed, fail (exit 1) when the pull request links no work item (by \"Closes #N\" in its body, a branch named issue-N-..., or an inner loop bound to it)."`
 
 	AllFindings bool `help:"Where a node's chain stopped (a hook blocked or waits), run the repository's own (x-) hooks it did not reach as well, report-only: their findings are shown, marked report only, and change neither the verdict nor the exit code. Nodes past the pointer are not run."`
 	LoopFlags
@@ -91,6 +92,25 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
+	outputs, err := parseOutputs(c.Output, out)
+	if err != nil {
+		return err
+	}
+	err = c.run(g, out, outputs)
+	var code exitCode
+	if err != nil && !errors.As(err, &code) {
+		// The run could not answer: each file says so, in its format.
+		view := checkView{GitHub: githubEnvFrom(os.Getenv, ""), Version: version()}
+		for _, o := range outputs {
+			if ferr := o.fail(err, view); ferr != nil {
+				fmt.Fprintf(out.Stderr, "the-loop: %s\n", visible(ferr.Error()))
+			}
+		}
+	}
+	return err
+}
+
+func (c *CheckCmd) run(g *Globals, out *Output, outputs []*extraOutput) error {
 	var runner checkRunner
 	if c.CheckRun {
 		var err error
@@ -126,7 +146,10 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	// here, and flushed before anything else is said.
 	buffered := bufio.NewWriterSize(out.raw, 64<<10)
 	bout := &Output{Stdout: visibleWriter{buffered}, Stderr: out.Stderr, raw: buffered}
-	w := reportFormats[c.Format].start(bout, view)
+	w := teeWriter{reportFormats[c.Format].start(bout, view)}
+	for _, o := range outputs {
+		w = append(w, reportFormats[o.format].start(o.out, view))
+	}
 	failing := false
 	err = e.CheckEach(items, c.Recompute, sel, func(r *graph.StatusReport) error {
 		failing = failing || r.Fails(c.FailOn)
@@ -149,6 +172,14 @@ func (c *CheckCmd) Run(g *Globals, out *Output) error {
 	}
 	if err := buffered.Flush(); err != nil {
 		return err
+	}
+	for i, o := range outputs {
+		if err := o.commit(); err != nil {
+			for _, rest := range outputs[i+1:] {
+				rest.discard()
+			}
+			return err
+		}
 	}
 	if c.Format != "github" {
 		printNotes(out, view.Notes)

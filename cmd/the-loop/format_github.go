@@ -52,12 +52,44 @@ func githubEnvFrom(getenv func(string) string, root string) githubEnv {
 		if real, err := filepath.EvalSymlinks(ws); err == nil {
 			ws = real
 		}
-		rel, err := filepath.Rel(ws, root)
+		// GitHub names a file by its path in the repository: from the
+		// git toplevel holding root, which is the workspace only when
+		// the repository was checked out at the workspace's root.
+		top := gitToplevel(root)
+		if top == "" {
+			top = ws
+		}
+		rel, err := filepath.Rel(top, root)
 		if err == nil && rel != "." && filepath.IsLocal(rel) {
 			env.Prefix = filepath.ToSlash(rel)
 		}
 	}
 	return env
+}
+
+// gitToplevel is the nearest directory at or above root that holds .git
+// (a directory, or a worktree's file), "" when none does.
+func gitToplevel(root string) string {
+	if root == "" {
+		return ""
+	}
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // Annotation limits GitHub displays: past them, commands still reach the

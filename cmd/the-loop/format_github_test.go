@@ -203,3 +203,21 @@ func TestSummaryTextIsInert(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksNameFilesByTheirPathInTheRepository: a repository checked out
+// below the workspace (actions/checkout's path:) is linked from its own
+// root; a project in a folder of the repository keeps the folder.
+func TestLinksNameFilesByTheirPathInTheRepository(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"checkout/.git", "checkout/project"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := func(k string) string { return map[string]string{"GITHUB_WORKSPACE": ws}[k] }
+	for root, want := range map[string]string{"checkout": "", "checkout/project": "project"} {
+		if got := githubEnvFrom(getenv, filepath.Join(ws, root)).Prefix; got != want {
+			t.Errorf("repository at %s: prefix %q, want %q", root, got, want)
+		}
+	}
+}

@@ -216,8 +216,8 @@ func TestReportEncoderRefusesWhatTheEncoderRefused(t *testing.T) {
 // to marshal itself: reportEncoder would go on writing the old shape.
 func TestTheJSONEncoderKnowsEveryField(t *testing.T) {
 	want := map[string]string{
-		"StatusReport": "WorkItem:workItem CurrentNode:currentNode OK:ok Parked:parked Nodes:nodes Dir:- Loop:-",
-		"NodeReport":   "Node:node Status:status Outcome:outcome Messages:messages Forced:forced Attempts:attempts Reached:reached Findings:findings Hooks:hooks",
+		"StatusReport": "WorkItem:workItem CurrentNode:currentNode OK:ok Parked:parked Nodes:nodes Dir:- Loop:- Artifact:- Elapsed:-",
+		"NodeReport":   "Node:node Status:status Outcome:outcome Messages:messages Forced:forced Attempts:attempts Reached:reached Findings:findings Hooks:hooks Elapsed:-",
 		"Finding":      "Hook:hook Node:node Severity:severity Text:text Path:path,omitempty Line:line,omitempty Column:column,omitempty ReportOnly:reportOnly,omitempty",
 		"HookRun":      "Hook:hook Boundary:boundary Ran:ran Status:status,omitempty Reason:reason,omitempty ReportOnly:reportOnly,omitempty",
 		"unevaluated":  "WorkItem:workItem Error:error",

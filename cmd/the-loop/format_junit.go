@@ -5,7 +5,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 )
@@ -36,6 +38,7 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 	// SystemOut says which repository hooks of nodes past the pointer,
 	// which have no case, the report does not show, and why.
@@ -45,6 +48,7 @@ type junitSuite struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
 	Skipped   *junitSkipped `xml:"skipped"`
@@ -80,7 +84,7 @@ type junitWriter struct {
 }
 
 func (w *junitWriter) report(r *graph.StatusReport) error {
-	s := junitSuite{Name: r.WorkItem}
+	s := junitSuite{Name: r.WorkItem, Time: junitTime(r.Elapsed)}
 	unshown := r.Unshown()
 	for _, n := range shown(r) {
 		c := junitCaseOf(r, n, w.failOn)
@@ -135,8 +139,8 @@ func (w *junitWriter) add(s junitSuite) error {
 
 func (w *junitWriter) finish(view checkView) error {
 	for _, f := range view.Unevaluated {
-		err := w.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Cases: []junitCase{{
-			Name: "evaluate", Classname: "the-loop." + f.Item,
+		err := w.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Time: junitTime(0), Cases: []junitCase{{
+			Name: "evaluate", Classname: "the-loop." + f.Item, Time: junitTime(0),
 			Error: &junitProblem{Message: "could not be evaluated", Type: "error", Text: f.Err.Error()},
 		}}})
 		if err != nil {
@@ -167,8 +171,8 @@ func (w *junitWriter) finish(view checkView) error {
 // errs, saying why.
 func (junitFormat) writeFailure(out *Output, err error, view checkView) error {
 	all := junitSuites{Name: "the-loop"}
-	all.add(junitSuite{Name: "the-loop", Tests: 1, Errors: 1, Cases: []junitCase{{
-		Name: "run", Classname: "the-loop",
+	all.add(junitSuite{Name: "the-loop", Tests: 1, Errors: 1, Time: junitTime(0), Cases: []junitCase{{
+		Name: "run", Classname: "the-loop", Time: junitTime(0),
 		Error: &junitProblem{Message: "could not run", Type: "error", Text: err.Error()},
 	}}})
 	return writeXML(out, all)
@@ -196,11 +200,15 @@ func (all *junitSuites) count(s junitSuite) {
 	all.Errors += s.Errors
 }
 
+// junitTime is d in seconds, as the schema's time attribute is: what the
+// evaluation measured, to the millisecond.
+func junitTime(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
 // junitCaseOf is node n of r as a test case: the findings of the hook that
 // stopped it are its failure, or its reason to be skipped; the others are
 // warnings, in its output.
 func junitCaseOf(r *graph.StatusReport, n graph.NodeReport, failOn string) junitCase {
-	c := junitCase{Name: n.Node, Classname: "the-loop." + r.WorkItem}
+	c := junitCase{Name: n.Node, Classname: "the-loop." + r.WorkItem, Time: junitTime(n.Elapsed)}
 	stopper := n.Stopper()
 	var problems, notes []string
 	first := ""
@@ -225,7 +233,10 @@ func junitCaseOf(r *graph.StatusReport, n graph.NodeReport, failOn string) junit
 	case n.Status == string(graph.StatusWait):
 		c.Skipped = &junitSkipped{Message: "waiting: " + first}
 	case n.Status == string(graph.StatusSkip):
-		notes = append(n.Messages, notes...)
+		// A node declared skipped, or an opt-in phase not selected, was
+		// not tested: it is not a pass.
+		c.Skipped = &junitSkipped{Message: strings.Join(n.Messages, "; ")}
+		notes = append(slices.Clone(n.Messages), notes...)
 	}
 	c.SystemOut = strings.Join(notes, "\n")
 	return c

@@ -2,16 +2,25 @@ package main
 
 import (
 	"encoding/xml"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 )
 
 func TestTheJUnitFormatOnTheDemo(t *testing.T) {
-	golden(t, "demo.junit.xml", demoReport(t, nil, "junit"))
+	golden(t, "demo.junit.xml", junitTimeless(demoReport(t, nil, "junit")))
 }
+
+// junitTimes are the time attributes, which are measured: the golden
+// file holds them as 0.000.
+var junitTimes = regexp.MustCompile(` time="[0-9]+\.[0-9]{3}"`)
+
+func junitTimeless(s string) string { return junitTimes.ReplaceAllString(s, ` time="0.000"`) }
 
 // The common JUnit XML shape CI systems read (Jenkins, GitLab, Azure).
 type junitDoc struct {
@@ -24,9 +33,11 @@ type junitDoc struct {
 		Tests    int    `xml:"tests,attr"`
 		Failures int    `xml:"failures,attr"`
 		Skipped  int    `xml:"skipped,attr"`
+		Time     string `xml:"time,attr"`
 		Cases    []struct {
 			Name      string `xml:"name,attr"`
 			Classname string `xml:"classname,attr"`
+			Time      string `xml:"time,attr"`
 			Failure   *struct {
 				Message string `xml:"message,attr"`
 				Text    string `xml:",chardata"`
@@ -44,10 +55,12 @@ func TestTheJUnitOutputIsReadByAnXMLDecoder(t *testing.T) {
 		failOn            string
 		failures, skipped int
 	}{
-		// The demo has one block and four waits: a wait fails the run
-		// only under --fail-on unmet, and JUnit says what the exit code says.
-		{"unmet", 5, 0},
-		{"block", 1, 4},
+		// The demo has one block, four waits and twelve reached nodes
+		// declared skipped or not selected: a wait fails the run only
+		// under --fail-on unmet, and JUnit says what the exit code says;
+		// a skipped node is never a pass.
+		{"unmet", 5, 12},
+		{"block", 1, 16},
 	} {
 		t.Run(c.failOn, func(t *testing.T) {
 			checkJUnit(t, demoReport(t, nil, "junit", "--fail-on", c.failOn), c.failures, c.skipped)
@@ -69,12 +82,18 @@ func checkJUnit(t *testing.T, out string, wantFailures, wantSkipped int) {
 	tests, failures, skipped, suiteSkipped := 0, 0, 0, 0
 	for _, s := range doc.Suites {
 		suiteSkipped += s.Skipped
+		if !measured(s.Time) {
+			t.Errorf("suite %q: time %q, want the seconds its evaluation took", s.Name, s.Time)
+		}
 		if s.Name == "" || s.Tests != len(s.Cases) {
 			t.Errorf("suite %q: tests=%d for %d cases", s.Name, s.Tests, len(s.Cases))
 		}
 		for _, c := range s.Cases {
 			if c.Name == "" || c.Classname != "the-loop."+s.Name {
 				t.Errorf("case %+v", c)
+			}
+			if !measured(c.Time) {
+				t.Errorf("case %s/%s: time %q, want the seconds its evaluation took", s.Name, c.Name, c.Time)
 			}
 			if c.Failure != nil {
 				failures++
@@ -92,6 +111,37 @@ func checkJUnit(t *testing.T, out string, wantFailures, wantSkipped int) {
 		t.Errorf("totals %d/%d/%d, counted %d/%d/%d; want %d failures and %d skipped", doc.Tests, doc.Failures, suiteSkipped, tests, failures, skipped, wantFailures, wantSkipped)
 	}
 	checkJUnitSchema(t, out)
+}
+
+// measured is a time attribute: seconds, not negative.
+func measured(s string) bool {
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && v >= 0
+}
+
+func TestASkippedNodeIsSkippedAndItsTimeIsWhatItsEvaluationTook(t *testing.T) {
+	r := &graph.StatusReport{WorkItem: "issue-1", CurrentNode: "design", Elapsed: 1500 * time.Millisecond, Nodes: []graph.NodeReport{
+		{Node: "design-critic-review", Status: string(graph.StatusSkip), Messages: []string{"not selected: an opt-in phase"}, Elapsed: 2 * time.Millisecond},
+		{Node: "design", Status: string(graph.StatusPass), Elapsed: 250 * time.Millisecond},
+	}}
+	var b strings.Builder
+	if err := writeAll(junitFormat{}, &Output{raw: &b}, []*graph.StatusReport{r}, checkView{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitDoc
+	if err := xml.Unmarshal([]byte(b.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	if s.Time != "1.500" || s.Skipped != 1 || s.Cases[0].Time != "0.002" || s.Cases[1].Time != "0.250" {
+		t.Errorf("got %+v", s)
+	}
+	if c := s.Cases[0]; c.Skipped == nil || c.Skipped.Message != "not selected: an opt-in phase" {
+		t.Errorf("an unselected node is %+v, want skipped with why", c)
+	}
+	if s.Cases[1].Skipped != nil || s.Cases[1].Failure != nil {
+		t.Errorf("a passing node is %+v", s.Cases[1])
+	}
 }
 
 func TestJUnitEscapesWhatXMLCannotHold(t *testing.T) {

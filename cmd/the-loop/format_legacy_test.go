@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
@@ -304,31 +303,13 @@ func legacySARIFRules(reports []*graph.StatusReport) ([]sarifRule, map[string]in
 			}
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for h := range seen {
-		names = append(names, h)
-	}
-	slices.Sort(names)
-	rules := make([]sarifRule, len(names))
-	index := make(map[string]int, len(names))
-	for i, h := range names {
-		index[h] = i
-		origin, what := "shipped", "the-loop's shipped hook "+h
-		switch {
-		case graph.IsExtension(h):
-			origin, what = "repository", "the repository's own hook "+h
-		case h == graph.StateHook:
-			origin, what = "the-loop", "the work item's graph state"
-		}
-		rules[i] = sarifRule{ID: "the-loop/" + h, Name: h, ShortDescription: sarifText{what}, Properties: sarifOrigin{origin}}
-	}
-	return rules, index
+	return sarifRules(seen)
 }
 
 func legacyJUnit(out *Output, reports []*graph.StatusReport, view checkView) error {
 	all := junitSuites{Name: "the-loop"}
 	for _, r := range reports {
-		s := junitSuite{Name: r.WorkItem}
+		s := junitSuite{Name: r.WorkItem, Time: junitTime(r.Elapsed)}
 		unshown := r.Unshown()
 		for _, n := range shown(r) {
 			c := junitCaseOf(r, n, view.FailOn)
@@ -349,8 +330,8 @@ func legacyJUnit(out *Output, reports []*graph.StatusReport, view checkView) err
 		all.add(s)
 	}
 	for _, f := range view.Unevaluated {
-		all.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Cases: []junitCase{{
-			Name: "evaluate", Classname: "the-loop." + f.Item,
+		all.add(junitSuite{Name: f.Item, Tests: 1, Errors: 1, Time: junitTime(0), Cases: []junitCase{{
+			Name: "evaluate", Classname: "the-loop." + f.Item, Time: junitTime(0),
 			Error: &junitProblem{Message: "could not be evaluated", Type: "error", Text: f.Err.Error()},
 		}}})
 	}

@@ -43,17 +43,33 @@ type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
 }
 
+// sarifDriver names the tool: version and semanticVersion are the
+// build's SemVer (code scanning compares them), fullName what --version
+// says.
 type sarifDriver struct {
-	Name    string      `json:"name"`
-	Version string      `json:"version,omitempty"`
-	Rules   []sarifRule `json:"rules"`
+	Name            string      `json:"name"`
+	FullName        string      `json:"fullName,omitempty"`
+	Version         string      `json:"version"`
+	SemanticVersion string      `json:"semanticVersion"`
+	InformationURI  string      `json:"informationUri"`
+	Rules           []sarifRule `json:"rules"`
 }
 
+// sarifRule is a hook as code scanning shows it: what it checks, and
+// what to do, from the words docs/hooks.md is made of (hook_docs.go).
 type sarifRule struct {
 	ID               string      `json:"id"`
 	Name             string      `json:"name"`
 	ShortDescription sarifText   `json:"shortDescription"`
+	FullDescription  sarifText   `json:"fullDescription"`
+	Help             sarifHelp   `json:"help"`
+	HelpURI          string      `json:"helpUri"`
 	Properties       sarifOrigin `json:"properties"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
 }
 
 type sarifOrigin struct {
@@ -236,7 +252,8 @@ func sarifLogOf(view checkView, rules []sarifRule, inv sarifInvocation, results 
 		Schema:  sarifSchema,
 		Version: "2.1.0",
 		Runs: []sarifRun{{
-			Tool:        sarifTool{Driver: sarifDriver{Name: "the-loop", Version: view.Version, Rules: rules}},
+			Tool: sarifTool{Driver: sarifDriver{Name: "the-loop", FullName: view.Version, Version: semanticVersion(),
+				SemanticVersion: semanticVersion(), InformationURI: projectURL, Rules: rules}},
 			Invocations: []sarifInvocation{inv},
 			Results:     results,
 			ColumnKind:  "unicodeCodePoints",
@@ -263,14 +280,23 @@ func sarifRules(seen map[string]bool) ([]sarifRule, map[string]int) {
 	index := make(map[string]int, len(names))
 	for i, h := range names {
 		index[h] = i
-		origin, what := "shipped", "the-loop's shipped hook "+h
+		origin := "shipped"
 		switch {
 		case graph.IsExtension(h):
-			origin, what = "repository", "the repository's own hook "+h
+			origin = "repository"
 		case h == graph.StateHook:
-			origin, what = "the-loop", "the work item's graph state"
+			origin = "the-loop"
 		}
-		rules[i] = sarifRule{ID: "the-loop/" + h, Name: h, ShortDescription: sarifText{what}, Properties: sarifOrigin{origin}}
+		a, _ := hookAbout(h)
+		url := hookDocURL(h)
+		rules[i] = sarifRule{ID: "the-loop/" + h, Name: h,
+			ShortDescription: sarifText{a.Summary},
+			FullDescription:  sarifText{a.Summary + " " + a.Checks},
+			Help: sarifHelp{
+				Text:     a.Checks + "\n\nTo fix: " + a.Fix + "\n\nSee " + url,
+				Markdown: "**" + h + "**: " + a.Summary + "\n\n" + a.Checks + "\n\n**To fix:** " + a.Fix + "\n\n[More](" + url + ")",
+			},
+			HelpURI: url, Properties: sarifOrigin{origin}}
 	}
 	return rules, index
 }
@@ -290,8 +316,14 @@ type sarifFinding struct {
 
 func sarifFindingOf(r *graph.StatusReport, n graph.NodeReport, f graph.Finding, prefix string) sarifFinding {
 	text := f.Text
-	// A finding about no file is about the work item: its spec folder.
-	loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: escapePath(path.Join(prefix, r.Dir)) + "/", URIBaseID: "%SRCROOT%"}}
+	// A finding about no file is about the work item: it points at the
+	// item's first artifact, line 1 (code scanning shows a result only
+	// on a file's line), or at its spec folder when it has none.
+	loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: escapePath(path.Join(prefix, r.Dir)) + "/", URIBaseID: "%SRCROOT%"},
+		Region: &sarifRegion{StartLine: 1}}
+	if r.Artifact != "" {
+		loc.ArtifactLocation.URI = escapePath(path.Join(prefix, r.Artifact))
+	}
 	if p, ok := repoPath(f.Path); ok {
 		loc.ArtifactLocation.URI = escapePath(path.Join(prefix, p))
 		if f.Line > 0 {
