@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -160,9 +161,16 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 		}
 	}
 	var replies []Reply
+	read := false
 	if rt.Replies != nil && !recompute {
-		if replies, err = rt.Replies(item); err != nil {
+		replies, err = rt.Replies(item)
+		switch {
+		case errors.Is(err, ErrRepliesUnread):
+			replies = nil
+		case err != nil:
 			return nil, err
+		default:
+			read = true
 		}
 	}
 	skips := rt.DeclaredSkips(st)
@@ -193,6 +201,9 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 			event, handed = repliesAt(replies, consumed, n, st, rt.Graph.Start)
 		}
 		nc := base.at(n, Exit, event)
+		if n.Actor == ActorHuman && !read && !recompute {
+			nc.Recorded = recordedAt(st, n)
+		}
 		out := RunChain(n.Exit, &nc)
 		if out.Status == StatusPass {
 			for _, i := range handed {
