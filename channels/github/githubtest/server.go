@@ -158,6 +158,8 @@ type Fixture struct {
 	Token  string           `json:"token"`
 	Login  string           `json:"login,omitempty"`
 	Issues map[string]Issue `json:"issues"`
+	// Faults are installed as Fail installs them, in order.
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // Load adds a JSON Fixture's issues and sets its token.
@@ -174,6 +176,9 @@ func (s *Server) Load(r io.Reader) error {
 	}
 	for ref, is := range f.Issues {
 		s.AddIssue(ref, is)
+	}
+	for _, fault := range f.Faults {
+		s.Fail(fault)
 	}
 	return nil
 }
