@@ -3,8 +3,10 @@ package builtins
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/reply"
 )
 
@@ -30,7 +32,10 @@ func init() { register(classifyFeedbackName, classifyFeedback{}) }
 // approved-with-comments or changes-requested, never anything else; the
 // node's edges do the routing) and data comments, the authorized comments
 // as [{author, body}] for record-feedback. Under check there is no event,
-// so the gate waits.
+// so the gate waits; when no replies were read and the state records the
+// gate approved, the wait says who the state names and when, and that it
+// was not verified: the state is the checkout's, so it is never an
+// answer, and "no authorized feedback" would misstate what is known.
 type classifyFeedback struct{}
 
 var (
@@ -45,6 +50,9 @@ func (classifyFeedback) CheckParams(params map[string]any) error {
 func (classifyFeedback) Run(ctx *graph.Context) (graph.Result, error) {
 	comments := authorizedComments(ctx)
 	if len(comments) == 0 {
+		if note := recordedApproval(ctx.Recorded); note != "" {
+			return graph.Wait(classifyFeedbackName, note), nil
+		}
 		return graph.Wait(classifyFeedbackName, waitingFor(ctx, "no authorized feedback yet")), nil
 	}
 	v := fbClassify(comments)
@@ -85,4 +93,48 @@ func unreadNote(unread []reply.Mention) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// recordedApproval is the wait of a gate that read no replies and whose
+// approval the graph state records: "approval recorded by alice at
+// 2026-11-30T10:00:00Z, not verified (run with --replies github)". "" when
+// the state records none, or an outcome that is no approval.
+func recordedApproval(r *graph.Recorded) string {
+	if r == nil || (r.Outcome != string(reply.Approved) && r.Outcome != string(reply.ApprovedWithComments)) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("approval recorded")
+	if r.Outcome == string(reply.ApprovedWithComments) {
+		b.WriteString(" (with comments)")
+	}
+	if by := recordedLogins(r.By); by != "" {
+		b.WriteString(" by " + by)
+	}
+	if !r.At.IsZero() {
+		b.WriteString(" at " + r.At.UTC().Format(time.RFC3339))
+	}
+	b.WriteString(", not verified (run with --replies github)")
+	return b.String()
+}
+
+// recordedLogin is a login as the state may record one: GitHub's, or an
+// app's bot ("name[bot]").
+var recordedLogin = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
+
+// recordedLogins is the state's by, "alice, bob", when each name in it is
+// a login: the state is the checkout's, and text that is not one is not
+// repeated into a report.
+func recordedLogins(by string) string {
+	if by == "" || len(by) > 200 {
+		return ""
+	}
+	names := strings.Split(by, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if !recordedLogin.MatchString(names[i]) {
+			return ""
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/reply"
@@ -160,6 +161,43 @@ func TestClassifyFeedbackReadsAReviewsStateBeforeItsWords(t *testing.T) {
 			ctWantStatus(t, r, tc.status)
 			if got := r.DeclaredOutcome(); got != tc.outcome {
 				t.Errorf("outcome %q, want %q", got, tc.outcome)
+			}
+		})
+	}
+}
+
+func TestClassifyFeedbackSaysARecordedApprovalIsNotVerified(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	const unverified = ", not verified (run with --replies github)"
+	cases := []struct {
+		name     string
+		recorded *graph.Recorded
+		want     string
+	}{
+		{"author and time", &graph.Recorded{Outcome: "approved", By: "alice", At: at},
+			"approval recorded by alice at 2026-11-30T10:00:00Z" + unverified},
+		{"no author", &graph.Recorded{Outcome: "approved", At: at},
+			"approval recorded at 2026-11-30T10:00:00Z" + unverified},
+		{"no time", &graph.Recorded{Outcome: "approved", By: "alice"},
+			"approval recorded by alice" + unverified},
+		{"with comments, two authors", &graph.Recorded{Outcome: "approved-with-comments", By: "alice, bob", At: at},
+			"approval recorded (with comments) by alice, bob at 2026-11-30T10:00:00Z" + unverified},
+		{"a bot", &graph.Recorded{Outcome: "approved", By: "relay[bot]", At: at},
+			"approval recorded by relay[bot] at 2026-11-30T10:00:00Z" + unverified},
+		{"an author that is no login is not repeated", &graph.Recorded{Outcome: "approved", By: "alice\n::error::forged", At: at},
+			"approval recorded at 2026-11-30T10:00:00Z" + unverified},
+		{"no recorded approval", nil, "no authorized feedback yet"},
+		{"changes requested is no approval", &graph.Recorded{Outcome: "changes-requested", By: "alice", At: at}, "no authorized feedback yet"},
+		{"a selection is no approval", &graph.Recorded{Outcome: "selected", By: "alice", At: at}, "no authorized feedback yet"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := ctGate(t, []string{"alice"})
+			ctx.Event, ctx.Recorded = nil, c.recorded
+			r := ctRun(t, classifyFeedback{}, ctx)
+			ctWantStatus(t, r, graph.StatusWait)
+			if got := r.Messages[0].Text; got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
 	}

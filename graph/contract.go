@@ -275,6 +275,11 @@ type Context struct {
 	Results []Result
 	// Event is the inbound event for a human gate, nil when none.
 	Event *Event
+	// Recorded is what the graph state records of a human gate's answer,
+	// set by Status only when it read no replies (none were asked for, or
+	// they could not be read) and the item has left the gate. It is never
+	// an answer: a gate may only say that one is recorded.
+	Recorded *Recorded
 	// SkippedArtifacts names artifacts whose authoring node was
 	// declared skipped: a gate treats their absence as planned.
 	SkippedArtifacts map[string]bool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 )
 
 // fakeRegistry is a shipped registry for tests: each hook returns whatever
@@ -45,9 +46,14 @@ func testRegistry() fakeRegistry {
 		}),
 		"gate": HookFunc(func(ctx *Context) (Result, error) {
 			if ctx.Event == nil || len(ctx.Event.Comments) == 0 {
+				if r := ctx.Recorded; r != nil {
+					return Wait("gate", fmt.Sprintf("recorded %s by %q at %s", r.Outcome, r.By, r.At.Format(time.RFC3339))), nil
+				}
 				return Wait("gate", "no authorized feedback yet"), nil
 			}
-			return Pass("gate", map[string]any{"outcome": ctx.Event.Comments[0].Body}), nil
+			c := ctx.Event.Comments[0]
+			return Pass("gate", map[string]any{"outcome": c.Body,
+				"comments": []any{map[string]any{"author": c.Author, "body": c.Body}}}), nil
 		}),
 		"file-present": paramHook{allowed: []string{"path"}, HookFunc: func(ctx *Context) (Result, error) {
 			p, _ := ctx.Params["path"].(string)

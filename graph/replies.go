@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"strings"
 	"time"
 )
@@ -37,6 +38,12 @@ func ReviewState(state string) string {
 	}
 	return ""
 }
+
+// ErrRepliesUnread is a ReplySource's answer for an item whose replies it
+// did not read (the item has no thread, or the integration was refused):
+// Status evaluates its gates as it would with no source, and a gate the
+// state records as answered says so, unverified.
+var ErrRepliesUnread = errors.New("replies not read")
 
 // ReplySource reads the replies on a work item's thread, oldest first, for
 // a read-only evaluation: it is how check sees what people answered on the

@@ -191,3 +191,80 @@ func TestALeftGateIsNotHandedAReplyEditedAfterItMoved(t *testing.T) {
 		t.Errorf("edited at the gate the item stands at: %+v, want read", n)
 	}
 }
+
+// approvedReview is walked() moved on from review, which the state says
+// alice approved at 10:30.
+func approvedReview() *State {
+	st := walked()
+	st.CurrentNode = "build"
+	st.Record("review").ExitedAt = Timestamp(at(10, 30))
+	st.Record("review").Outcome = "approved"
+	st.Record("review").By = "alice"
+	return st
+}
+
+func TestAGateThatReadNoRepliesIsHandedTheApprovalTheStateRecords(t *testing.T) {
+	const recorded = `recorded approved by "alice" at 2026-03-09T10:30:00Z`
+	cases := []struct {
+		name    string
+		replies ReplySource
+		want    string
+	}{
+		{"no reply source", nil, recorded},
+		{"the source did not read them", func(WorkItem) ([]Reply, error) { return nil, ErrRepliesUnread }, recorded},
+		{"the source read none", func(WorkItem) ([]Reply, error) { return nil, nil }, "no authorized feedback yet"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rt, _ := newRuntime(t)
+			rt.Replies = c.replies
+			rep, err := rt.StatusWith("item", approvedReview(), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := nodeReport(rep, "review"); n.Status != "wait" || len(n.Messages) == 0 || n.Messages[0] != c.want {
+				t.Errorf("review: %+v, want a wait saying %q", n, c.want)
+			}
+		})
+	}
+}
+
+func TestARecordedApprovalIsNotHandedToTheGateTheItemIsAt(t *testing.T) {
+	rt, _ := newRuntime(t)
+	st := approvedReview()
+	st.CurrentNode = "review" // sent back and entered again: the approval was an earlier visit's
+	rep, err := rt.StatusWith("item", st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := nodeReport(rep, "review"); n.Messages[0] != "no authorized feedback yet" {
+		t.Errorf("review: %+v, want no recorded approval at the gate the item is at", n)
+	}
+	rep, err = rt.StatusWith("item", approvedReview(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := nodeReport(rep, "review"); n.Messages[0] != "no authorized feedback yet" {
+		t.Errorf("review under recompute: %+v, want the state ignored", n)
+	}
+}
+
+func TestAdvanceRecordsWhoAnsweredAHumanGate(t *testing.T) {
+	rt, _ := newRuntime(t)
+	if _, err := rt.Start("item"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := rt.Advance("item", &Event{Comments: []Comment{{Author: "@Alice", Body: "selected"}}}); err != nil || s.To != "draft" {
+		t.Fatalf("selected: %+v, %v", s, err)
+	}
+	st, err := LoadState(rt.Checkout, "docs/specs/item", "item")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Nodes["select"].By; got != "Alice" {
+		t.Errorf("select by %q, want Alice", got)
+	}
+	if got := st.Nodes["draft"].By; got != "" {
+		t.Errorf("draft, an agent's node, by %q, want none", got)
+	}
+}

@@ -39,6 +39,11 @@ type NodeRecord struct {
 	ExitedAt  string `json:"exitedAt"`
 	LastBlock string `json:"lastBlock"`
 	Forced    bool   `json:"forced"`
+	// By is who answered a human gate the item left, as the gate read it
+	// (the authors of the replies it passed on, comma-separated). The
+	// original records no such key; it reads past it, and check names it
+	// in a recorded approval it could not verify.
+	By string `json:"by,omitempty"`
 }
 
 // State is a work item's graph-state.json: where the item is, and what was

@@ -108,7 +108,7 @@ func join(path, key string) string {
 // by path pattern ("*" is any key or index).
 var recordOrders = map[string][]string{
 	"":              knownStateKeys,
-	"nodes/*":       {"attempts", "outcome", "enteredAt", "exitedAt", "lastBlock", "forced"},
+	"nodes/*":       {"attempts", "outcome", "enteredAt", "exitedAt", "lastBlock", "forced", "by"},
 	"decisions/*":   {"at", "graph", "via", "surface", "sessionPerPr", "goal"},
 	"forced/*":      {"from", "to", "reason", "actor", "at", "warnings"},
 	"parked":        {"node", "reason", "since"},

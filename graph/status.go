@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -177,9 +178,16 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 		}
 	}
 	var replies []Reply
+	read := false
 	if rt.Replies != nil && !recompute {
-		if replies, err = rt.Replies(item); err != nil {
+		replies, err = rt.Replies(item)
+		switch {
+		case errors.Is(err, ErrRepliesUnread):
+			replies = nil
+		case err != nil:
 			return nil, err
+		default:
+			read = true
 		}
 	}
 	skips := rt.DeclaredSkips(st)
@@ -210,6 +218,9 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 			event, handed = repliesAt(replies, consumed, n, st, rt.Graph.Start)
 		}
 		nc := base.at(n, Exit, event)
+		if n.Actor == ActorHuman && !read && !recompute {
+			nc.Recorded = recordedAt(st, n)
+		}
 		began := time.Now()
 		out := RunChain(n.Exit, &nc)
 		elapsed := time.Since(began)

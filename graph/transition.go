@@ -184,6 +184,9 @@ func (m machine) advance(prev *State, out ChainOutcome, now time.Time) (*transit
 		skips = declaredSkips(m.g, st)
 	}
 	st.exit(id, out.Outcome(), now)
+	if n.Actor == ActorHuman {
+		st.Record(id).By = answeredBy(out)
+	}
 	target, ok := m.g.Next(id, out.Outcome())
 	if !ok {
 		if n.Terminal {

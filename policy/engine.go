@@ -101,10 +101,11 @@ type Engine struct {
 	allFindings bool              // Options.AllFindings
 	base        *changes          // Options.Base's changes; nil: no base named
 	rules       *rules            // the revision the gate's files come from; nil: the checkout
-	mu          sync.Mutex        // guards notes, refused and unreplied: check runs items in parallel
+	mu          sync.Mutex        // guards notes, refused, unreplied and denied: check runs items in parallel
 	notes       []string
 	refused     bool
 	unreplied   []string // items Check read no replies for: they have no ref
+	denied      error    // the first listing the integration's credential was refused
 }
 
 // Notes are what the engine has to tell the user beside a verb's answer:
@@ -548,6 +549,7 @@ func (e *Engine) CheckEach(items []string, recompute bool, sel Selector, yield f
 		return err
 	}
 	e.noteGateEdits()
+	e.noteDenied()
 	e.noteUnreplied()
 	if len(failed) > 0 {
 		return failed

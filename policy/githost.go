@@ -56,6 +56,22 @@ func (c *CLIConfig) GitHubHost() (string, error) {
 	return host, nil
 }
 
+// NamesGitHubHost reports whether the operator's CLI config says which
+// GitHub it works with (routing.workspace.defaultHost or
+// integrations.github.api.baseUrl): then it is the config's to say, and
+// nothing the environment suggests stands in for it.
+func (c *CLIConfig) NamesGitHubHost() bool {
+	if c == nil {
+		return false
+	}
+	for _, key := range []string{"routing.workspace.defaultHost", "integrations.github.api.baseUrl"} {
+		if v, ok := stringAt(c.Doc, key); ok && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // loopback reports whether host is this machine.
 func loopback(host string) bool {
 	if host == "localhost" {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -46,13 +47,13 @@ func (e *Engine) replySource(sel Selector) graph.ReplySource {
 		if _, _, _, perr := graph.ParseRef(item.Ref); err != nil || perr != nil {
 			return replies, err // no thread to read, which readReplies noted
 		}
-		reviews, err := e.replies.Call(opListReviews, map[string]any{"ref": item.Ref})
+		reviews, err := e.listing(item, opListReviews)
 		if err != nil {
-			return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+			return nil, err
 		}
-		onDiff, err := e.replies.Call(opListReviewComments, map[string]any{"ref": item.Ref})
+		onDiff, err := e.listing(item, opListReviewComments)
 		if err != nil {
-			return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+			return nil, err
 		}
 		return mergeReplies(mergeReplies(replies, listedReviews(reviews)), builtins.ListedReplies(onDiff)), nil
 	}
@@ -113,13 +114,64 @@ func (e *Engine) readReplies(item graph.WorkItem) ([]graph.Reply, error) {
 		e.mu.Lock()
 		e.unreplied = append(e.unreplied, item.ID)
 		e.mu.Unlock()
-		return nil, nil
+		return nil, graph.ErrRepliesUnread
 	}
-	res, err := e.replies.Call(opListComments, map[string]any{"ref": item.Ref})
+	res, err := e.listing(item, opListComments)
 	if err != nil {
-		return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+		return nil, err
 	}
 	return builtins.ListedReplies(res), nil
+}
+
+// Refusal is an integration error that says whether the credential was
+// refused what it asked for (GitHub's 401 or 403, but a rate limit): a
+// token that may not read the thread, not a thread that is wrong.
+type Refusal interface {
+	error
+	Refused() bool
+}
+
+// listing is one of item's listings through Options.Replies. A listing
+// the credential is refused is no answer about the item: a fork's pull
+// request gets a token that may read nothing, and a job's token lacks
+// what its permissions do not grant. The first refusal stops the reading
+// for the rest of the run, is said once (noteDenied), and every item is
+// then evaluated as without replies (graph.ErrRepliesUnread), so that a
+// gate the state records approved says so, unverified. Any other failure
+// is the item's *ReplyError.
+func (e *Engine) listing(item graph.WorkItem, op string) (map[string]any, error) {
+	e.mu.Lock()
+	denied := e.denied != nil
+	e.mu.Unlock()
+	if denied {
+		return nil, graph.ErrRepliesUnread
+	}
+	res, err := e.replies.Call(op, map[string]any{"ref": item.Ref})
+	var r Refusal
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &r) && r.Refused():
+		e.mu.Lock()
+		if e.denied == nil {
+			e.denied = err
+		}
+		e.mu.Unlock()
+		return nil, graph.ErrRepliesUnread
+	}
+	return nil, &ReplyError{Item: item.ID, Ref: item.Ref, Err: err}
+}
+
+// noteDenied says, once, that replies were not read and why.
+func (e *Engine) noteDenied() {
+	e.mu.Lock()
+	err := e.denied
+	e.denied = nil
+	e.mu.Unlock()
+	if err == nil {
+		return
+	}
+	e.note(fmt.Sprintf("replies not read: the token may not read them (%v); human gates wait, and an approval the state records is reported unverified (under GitHub Actions, give the job permissions issues: read and pull-requests: read)", err))
 }
 
 // noteUnreplied says, once and in order, which items had no thread to read.

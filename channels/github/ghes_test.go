@@ -3,6 +3,7 @@ package github
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/the-loop/the-loop/graph"
@@ -59,6 +60,56 @@ func TestTheCLITransportAsksTheEnterpriseHost(t *testing.T) {
 			t.Errorf("%s: gh %q names a host", base, argv)
 		case want != nil && (i < 0 || !slices.Equal(argv[i:i+2], want)):
 			t.Errorf("%s: gh %q, want %q", base, argv, want)
+		}
+	}
+}
+
+// Under GitHub Actions the runner names its API in $GITHUB_API_URL (an
+// Enterprise Server's runner its own): the integration calls it there
+// when the operator's config names no host, and the config wins when it
+// does. Outside Actions the variable is not read.
+func TestTheRunnersAPIURLIsUsedWhenTheConfigNamesNoHost(t *testing.T) {
+	const api = "transport: api\n"
+	runner := map[string]string{"GH_TOKEN": "t", "GITHUB_ACTIONS": "true", "GITHUB_API_URL": "https://ghe.example/api/v3"}
+	for _, tc := range []struct {
+		name, config string
+		env          map[string]string
+		want         string
+	}{
+		{"no config, a runner", "integrations:\n  github:\n    " + api, runner, "https://ghe.example/api/v3"},
+		{"not a runner", "integrations:\n  github:\n    " + api, map[string]string{"GH_TOKEN": "t", "GITHUB_API_URL": "https://ghe.example/api/v3"}, DefaultBaseURL},
+		{"a runner naming none", "integrations:\n  github:\n    " + api, map[string]string{"GH_TOKEN": "t", "GITHUB_ACTIONS": "true"}, DefaultBaseURL},
+		{"the config's baseUrl wins", "integrations:\n  github:\n    " + api + "    api: {baseUrl: 'https://gh-proxy.corp.example/api/v3'}\n", runner, "https://gh-proxy.corp.example/api/v3"},
+		{"the config's defaultHost wins", "routing:\n  workspace:\n    defaultHost: github.com\nintegrations:\n  github:\n    " + api, runner, DefaultBaseURL},
+	} {
+		in, err := FromConfig(cliConfig(t, tc.config), env(tc.env))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := in.transport.(*apiTransport).base.String(); got != tc.want {
+			t.Errorf("%s: base %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	bad := map[string]string{"GH_TOKEN": "t", "GITHUB_ACTIONS": "true", "GITHUB_API_URL": "http://ghe.example/api/v3"}
+	if _, err := FromConfig(cliConfig(t, "integrations:\n  github:\n    "+api), env(bad)); err == nil || !strings.Contains(err.Error(), "$GITHUB_API_URL") {
+		t.Errorf("a runner's plain-http API URL: got %v, want an error naming $GITHUB_API_URL", err)
+	}
+}
+
+func TestARefusedCredentialIsA401Or403ThatIsNoRateLimit(t *testing.T) {
+	for _, tc := range []struct {
+		err  Error
+		want bool
+	}{
+		{Error{Status: 401}, true},
+		{Error{Status: 403}, true},
+		{Error{Status: 403, RateLimited: true}, false},
+		{Error{Status: 404}, false},
+		{Error{Status: 502}, false},
+		{Error{}, false},
+	} {
+		if got := tc.err.Refused(); got != tc.want {
+			t.Errorf("%+v: Refused %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }

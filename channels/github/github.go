@@ -285,6 +285,10 @@ func orList(names []string) string {
 // cli.binary), each key's default when it is absent, the block's too,
 // keeping its identity in the config's state root. env reads the
 // environment the token comes from.
+//
+// The API root is, first to last: api.baseUrl; the API of
+// routing.workspace.defaultHost; under GitHub Actions, $GITHUB_API_URL;
+// api.github.com.
 func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, error) {
 	block, _ := cli.Integrations()["github"].(map[string]any)
 	api, _ := block["api"].(map[string]any)
@@ -301,6 +305,13 @@ func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, e
 	}
 	if opts.BaseURL == "" && host != policy.DefaultGitHubHost {
 		opts.BaseURL = policy.GitHubAPIBase(host)
+	}
+	if !cli.NamesGitHubHost() {
+		base, err := actionsAPIURL(env)
+		if err != nil {
+			return nil, err
+		}
+		opts.BaseURL = base
 	}
 	opts.Binary, _ = bin["binary"].(string)
 	switch v := api["tokenEnv"].(type) {
@@ -319,6 +330,26 @@ func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, e
 		ce.File = cli.Path
 	}
 	return in, err
+}
+
+// actionsAPIURL is the REST API root a GitHub Actions runner names in
+// $GITHUB_API_URL (https://api.github.com, or a GitHub Enterprise
+// Server's https://HOST/api/v3), when env is a runner's (GITHUB_ACTIONS
+// is true); "" elsewhere. It is where the job's token is good, so a job
+// on an Enterprise Server reads its own instance with no CLI config. A
+// URL the integration would not call is an error naming the variable.
+func actionsAPIURL(env func(string) string) (string, error) {
+	if env == nil || env("GITHUB_ACTIONS") != "true" {
+		return "", nil
+	}
+	base := strings.TrimSpace(env("GITHUB_API_URL"))
+	if base == "" {
+		return "", nil
+	}
+	if _, err := parseBaseURL(base); err != nil {
+		return "", fmt.Errorf("$GITHUB_API_URL: %w", err)
+	}
+	return base, nil
 }
 
 // Configured is the integration a verb that moves a work item hands its
@@ -407,6 +438,15 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Refused reports whether GitHub refused the credential what it asked
+// for: 401 (no such token, or an expired one) or 403 (one that may not
+// read or write it, as a job's token the workflow's permissions do not
+// grant), but not a rate limit, which a later call may get past. It is
+// what policy.Refusal asks.
+func (e *Error) Refused() bool {
+	return !e.RateLimited && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden)
+}
 
 // Transient reports whether err is a GitHub call that failed in a way a
 // later attempt may not: a 5xx answer, no answer at all (a dropped
@@ -636,3 +676,5 @@ func intParam(v any) (int64, bool) {
 	}
 	return 0, false
 }
+
+var _ policy.Refusal = (*Error)(nil)

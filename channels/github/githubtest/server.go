@@ -160,7 +160,7 @@ type Fixture struct {
 	Token  string           `json:"token"`
 	Login  string           `json:"login,omitempty"`
 	Issues map[string]Issue `json:"issues"`
-	// Faults are installed as Fail installs them.
+	// Faults are installed as Fail installs them, in order.
 	Faults []Fault `json:"faults,omitempty"`
 }
 
