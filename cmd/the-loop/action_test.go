@@ -250,8 +250,13 @@ func TestTheActionReadsApprovedGatesAsPassWithReplies(t *testing.T) {
 	with["fail-on"], with["args"] = "unmet", "--config "+cfg
 	res := runAction(t, actionrun.Config{Workspace: ws, SHA: sha, ActionRef: "main", Temp: temp,
 		APIURL: srv.URL, Token: "job-token", Event: prEvent(9, "issue-3-wording", ""), With: with})
-	if res.Code != 0 || strings.Contains(res.Stdout, "no authorized feedback") {
-		t.Skip("enabled when the action passes the job's token (--replies github)")
+	if res.Code != 0 {
+		t.Errorf("exit %d, want 0 (the approved gate passes with its reply read)", res.Code)
+	}
+	for _, unwanted := range []string{"no authorized feedback", "not verified"} {
+		if strings.Contains(res.Stdout, unwanted) {
+			t.Errorf("stdout says %q, though the approval was read:\n%s", unwanted, res.Stdout)
+		}
 	}
 	if len(srv.Calls()) == 0 {
 		t.Errorf("the gate passed without a call to the GitHub stand-in")
