@@ -110,6 +110,16 @@ type Selection struct {
 // item, so it selects them all. A folder the change deleted is no longer
 // an item and is not selected. What it chose is said as a note.
 func (e *Engine) ChangedItems() (Selection, error) {
+	s, err := e.changedSelection()
+	if err == nil {
+		e.noteChanged(s)
+	}
+	return s, err
+}
+
+// changedSelection is the items the change since Options.Base touches,
+// unnoted; ErrNoBase when no base was named.
+func (e *Engine) changedSelection() (Selection, error) {
 	changed, err := e.Changes()
 	switch {
 	case err != nil:
@@ -117,11 +127,7 @@ func (e *Engine) ChangedItems() (Selection, error) {
 	case changed == nil:
 		return Selection{}, ErrNoBase
 	}
-	s, err := e.changedItems(changed)
-	if err == nil {
-		e.noteChanged(s)
-	}
-	return s, err
+	return e.changedItems(changed)
 }
 
 // noteChanged says what a change selected.

@@ -120,14 +120,7 @@ func (e *Engine) ChangedItemsFor(pr *PullRequest) (Selection, error) {
 	if pr == nil {
 		return e.ChangedItems()
 	}
-	changed, err := e.Changes()
-	switch {
-	case err != nil:
-		return Selection{}, err
-	case changed == nil:
-		return Selection{}, ErrNoBase
-	}
-	s, err := e.changedItems(changed)
+	s, err := e.changedSelection()
 	if err != nil {
 		return s, err
 	}
