@@ -150,3 +150,25 @@ func parsePullRequestEvent(data []byte) (*PullRequest, error) {
 	pr.HeadRef = strings.TrimPrefix(pr.HeadRef, "refs/heads/")
 	return pr, nil
 }
+
+// PullRequestFrom is the pull request a gate run judges: the event file
+// named (--event), else the Actions event's when the run is a pull
+// request's or a merge queue's; nil when there is none. An event that
+// names no repository belongs to $GITHUB_REPOSITORY's.
+func PullRequestFrom(eventFile string, getenv func(string) string) (*PullRequest, error) {
+	path := eventFile
+	if path == "" && IsPullRequestEvent(getenv("GITHUB_EVENT_NAME")) {
+		path = getenv("GITHUB_EVENT_PATH")
+	}
+	if path == "" {
+		return nil, nil
+	}
+	pr, err := ReadPullRequestEvent(path)
+	if err != nil {
+		return nil, err
+	}
+	if pr.Repo == "" {
+		pr.Repo = getenv("GITHUB_REPOSITORY")
+	}
+	return pr, nil
+}

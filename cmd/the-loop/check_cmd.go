@@ -204,28 +204,13 @@ func (c *CheckCmd) run(g *Globals, out *Output, outputs []*extraOutput) error {
 	return nil
 }
 
-// pullRequest is the pull request --changed judges: --event's, else the
-// Actions event's when the run is a pull request's or a merge queue's;
-// nil when there is none.
+// pullRequest is the pull request --changed judges (see
+// policy.PullRequestFrom); nil without --changed.
 func (c *CheckCmd) pullRequest(getenv func(string) string) (*policy.PullRequest, error) {
 	if !c.Changed {
 		return nil, nil
 	}
-	path := c.Event
-	if path == "" && policy.IsPullRequestEvent(getenv("GITHUB_EVENT_NAME")) {
-		path = getenv("GITHUB_EVENT_PATH")
-	}
-	if path == "" {
-		return nil, nil
-	}
-	pr, err := policy.ReadPullRequestEvent(path)
-	if err != nil {
-		return nil, err
-	}
-	if pr.Repo == "" {
-		pr.Repo = getenv("GITHUB_REPOSITORY")
-	}
-	return pr, nil
+	return policy.PullRequestFrom(c.Event, getenv)
 }
 
 // withReplies has check read replies through the GitHub integration the
