@@ -45,6 +45,9 @@ type PullRequest struct {
 	// HeadRef is its head branch, e.g. "issue-31-fix" (a merge queue's:
 	// the queue branch).
 	HeadRef string
+	// HeadSHA is its head commit ("" for a merge queue's event): where a
+	// check run shows on the pull request.
+	HeadSHA string
 	// Event is the event's kind: EventPullRequest or EventMergeGroup.
 	Event string
 }
@@ -67,6 +70,7 @@ type prEvent struct {
 		Body   *string `json:"body"`
 		Head   struct {
 			Ref string `json:"ref"`
+			SHA string `json:"sha"`
 		} `json:"head"`
 	} `json:"pull_request"`
 	MergeGroup *struct {
@@ -129,7 +133,7 @@ func parsePullRequestEvent(data []byte) (*PullRequest, error) {
 		if ev.PullRequest.Body != nil {
 			pr.Body = *ev.PullRequest.Body
 		}
-		pr.HeadRef = ev.PullRequest.Head.Ref
+		pr.HeadRef, pr.HeadSHA = ev.PullRequest.Head.Ref, ev.PullRequest.Head.SHA
 	case ev.MergeGroup != nil:
 		pr.Event = EventMergeGroup
 		pr.HeadRef = ev.MergeGroup.HeadRef

@@ -18,8 +18,8 @@ func TestReadPullRequestEventReadsOctokitsPayloads(t *testing.T) {
 		want PullRequest
 	}{
 		{"pull_request/opened.payload.json", PullRequest{Number: 2, Repo: "Codertocat/Hello-World",
-			Body: "This is a pretty simple change that we need to pull into master.", HeadRef: "changes", Event: EventPullRequest}},
-		{"pull_request/opened.with-null-body.json", PullRequest{Number: 2, Repo: "Codertocat/Hello-World", HeadRef: "changes", Event: EventPullRequest}},
+			Body: "This is a pretty simple change that we need to pull into master.", HeadRef: "changes", HeadSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Event: EventPullRequest}},
+		{"pull_request/opened.with-null-body.json", PullRequest{Number: 2, Repo: "Codertocat/Hello-World", HeadRef: "changes", HeadSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", Event: EventPullRequest}},
 		// a merge queue names the pull request in its branch, and has no body
 		{"merge_group/checks_requested.payload.json", PullRequest{Number: 104, Repo: "octo-org/octo-repo",
 			HeadRef: "gh-readonly-queue/main/pr-104-929f8209d40f77f4abc622a499c93a83babdbe64", Event: EventMergeGroup}},

@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/channels/github"
+	"github.com/the-loop/the-loop/policy"
 )
 
 // checkRunName is the check run's name: what branch protection requires.
@@ -57,9 +55,6 @@ func checkRunFromEnv(getenv func(string) string) (checkRunner, error) {
 	}, nil
 }
 
-// maxEventBytes bounds the event file read for a pull request's head.
-const maxEventBytes = 25 << 20
-
 // headSHA is the commit the check run goes on. On a pull request's event
 // $GITHUB_SHA is the merge commit GitHub made to test, on which a check
 // run shows on no pull request: there it is the pull request's head, from
@@ -71,20 +66,9 @@ func headSHA(getenv func(string) string) string {
 	default:
 		return sha
 	}
-	f, err := os.Open(getenv("GITHUB_EVENT_PATH"))
-	if err != nil {
+	pr, err := policy.ReadPullRequestEvent(getenv("GITHUB_EVENT_PATH"))
+	if err != nil || pr.HeadSHA == "" {
 		return sha
 	}
-	defer f.Close()
-	var ev struct {
-		PullRequest struct {
-			Head struct {
-				SHA string `json:"sha"`
-			} `json:"head"`
-		} `json:"pull_request"`
-	}
-	if json.NewDecoder(io.LimitReader(f, maxEventBytes)).Decode(&ev) != nil || ev.PullRequest.Head.SHA == "" {
-		return sha
-	}
-	return ev.PullRequest.Head.SHA
+	return pr.HeadSHA
 }
