@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // FileName is the log's path under a state root.
@@ -99,7 +100,40 @@ func (l *Log) Emit(event, level string, fields map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if len(line) > MaxRecord {
+		// Read skips a line over MaxRecord: cut the long texts so that
+		// the record is read, and say so in them.
+		if line, err = l.encode(event, level, cutFields(fields)); err != nil {
+			return err
+		}
+		if len(line) > MaxRecord {
+			return fmt.Errorf("event %s: the record is %d bytes, over the %d a reader takes", event, len(line), MaxRecord)
+		}
+	}
 	return l.append(line)
+}
+
+// maxCutField is what cutFields keeps of a long text.
+const maxCutField = 64 << 10
+
+// cutFields is fields with every text over maxCutField bytes cut to it,
+// on a character boundary, saying how much was not kept.
+func cutFields(fields map[string]any) map[string]any {
+	out := make(map[string]any, len(fields))
+	for k, v := range fields {
+		if err, ok := v.(error); ok {
+			v = err.Error()
+		}
+		if s, ok := v.(string); ok && len(s) > maxCutField {
+			cut := maxCutField
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			v = fmt.Sprintf("%s… (%d more bytes not kept)", s[:cut], len(s)-cut)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func (l *Log) encode(event, level string, fields map[string]any) ([]byte, error) {
@@ -258,6 +292,10 @@ func writeRecord(f logFile, line []byte) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		// A pipe nobody drains would hang every verb once it is full.
+		return fmt.Errorf("not a file but a %s", fi.Mode().Type())
 	}
 	end := fi.Size()
 	if end > 0 {

@@ -319,3 +319,50 @@ func TestFSizeChild(t *testing.T) {
 	}
 	t.Fatal("1000 records fit under the limit")
 }
+
+func TestARecordOverWhatReadersTakeHasItsLongTextsCut(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		fields  map[string]any
+		wantErr bool
+	}{
+		{"one huge error", map[string]any{"work_item": "issue-1", "error": errors.New(strings.Repeat("e", MaxRecord+1))}, false},
+		{"several long texts", map[string]any{"work_item": strings.Repeat("é", MaxRecord/4), "reason": strings.Repeat("r", MaxRecord/2), "error": strings.Repeat("x", MaxRecord/2)}, false},
+		{"a huge list is no text to cut", map[string]any{"nodes": make([]string, MaxRecord/3+1)}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := fixedLog(t, "cli")
+			err := l.Emit("graph.forced", "", c.fields)
+			if c.wantErr {
+				if err == nil {
+					t.Fatal("a record no reader takes was written")
+				}
+				if _, serr := os.Stat(l.Path()); serr == nil {
+					t.Error("a refused record left a file")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(l.Path())
+			recs, torn := records(t, data)
+			if len(recs) != 1 || torn != 0 || !strings.Contains(recs[0], "more bytes not kept") {
+				t.Errorf("read %d records, %d torn, of %d bytes; want the record whole, its texts cut", len(recs), torn, len(data))
+			}
+		})
+	}
+}
+
+func TestALogThatIsAPipeIsRefusedNotHungOn(t *testing.T) {
+	l := fixedLog(t, "cli")
+	os.MkdirAll(filepath.Dir(l.Path()), 0o700)
+	if err := syscall.Mkfifo(l.Path(), 0o600); err != nil {
+		t.Skip(err)
+	}
+	for range 3 {
+		if err := emitForced(l, 1); err == nil || !strings.Contains(err.Error(), "not a file") {
+			t.Fatalf("emit to a FIFO = %v; want it refused", err)
+		}
+	}
+}
