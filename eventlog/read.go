@@ -42,7 +42,7 @@ func Read(r io.Reader, fn func(record []byte) error) (torn int, err error) {
 		switch {
 		case overlong:
 			torn++
-		case len(bytes.TrimSpace(line)) == 0:
+		case len(jsonSpace(line)) == 0:
 		case !whole(line):
 			torn++
 		default:
@@ -62,6 +62,9 @@ func whole(line []byte) bool {
 	if line[len(line)-1] != '\n' {
 		return false
 	}
-	body := bytes.TrimSpace(line)
+	body := jsonSpace(line)
 	return len(body) > 0 && body[0] == '{' && json.Valid(body)
 }
+
+// jsonSpace is b without the whitespace JSON allows around a value.
+func jsonSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
