@@ -3,13 +3,7 @@ package repo
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -91,53 +85,4 @@ func TestAnAppendPastItsReadersLimitIsRefusedAndNothingWritten(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestAnAppendTheDiskTookPartOfIsCutBack runs AppendFile on a real file
-// into a real limit: a child under RLIMIT_FSIZE, where a write past it
-// is cut short and the next fails with EFBIG.
-func TestAnAppendTheDiskTookPartOfIsCutBack(t *testing.T) {
-	if os.Getenv("REPO_FSIZE_CHILD") != "" {
-		return
-	}
-	if _, err := exec.LookPath("prlimit"); err != nil {
-		t.Skip("needs prlimit to set RLIMIT_FSIZE on a child")
-	}
-	for _, limit := range []int{1000, 1003, 1050} {
-		t.Run(strconv.Itoa(limit), func(t *testing.T) {
-			dir := t.TempDir()
-			cmd := exec.Command("prlimit", "--fsize="+strconv.Itoa(limit), os.Args[0], "-test.run=^TestAppendFSizeChild$")
-			cmd.Env = append(os.Environ(), "REPO_FSIZE_CHILD="+dir)
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "refused after") {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			data, _ := os.ReadFile(filepath.Join(dir, "inbox.jsonl"))
-			if len(data)%50 != 0 || len(data) > limit {
-				t.Errorf("the file is %d bytes under a %d-byte limit; want whole 50-byte records only", len(data), limit)
-			}
-		})
-	}
-}
-
-func TestAppendFSizeChild(t *testing.T) {
-	dir := os.Getenv("REPO_FSIZE_CHILD")
-	if dir == "" {
-		t.Skip("the child of TestAnAppendTheDiskTookPartOfIsCutBack")
-	}
-	co, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	record := []byte(strings.Repeat("r", 49) + "\n")
-	for i := range 1000 {
-		if err := co.AppendFile("inbox.jsonl", record, 0o600); err != nil {
-			if !errors.Is(err, syscall.EFBIG) && !strings.Contains(err.Error(), "short write") {
-				t.Fatalf("append %d: %v; want EFBIG or a short write", i, err)
-			}
-			fmt.Printf("refused after %d records: %v\n", i, err)
-			return
-		}
-	}
-	t.Fatal("1000 records fit under the limit")
 }
