@@ -137,12 +137,14 @@ func pythonTruthy(v any) bool {
 }
 
 // writeArtifact replaces the file rel in the checkout atomically. A hook
-// handed no checkout writes nothing.
+// handed no checkout writes nothing. A file over the bound an item's
+// files are read up to is refused, and nothing written: the item would
+// no longer be judged.
 func writeArtifact(ctx *graph.Context, rel string, data []byte, perm fs.FileMode) error {
 	if ctx.Checkout == nil {
 		return graph.ErrNoCheckout
 	}
-	return ctx.Checkout.WriteFile(rel, data, perm)
+	return ctx.Checkout.WriteFileWithin(rel, data, perm, graph.MaxArtifactBytes)
 }
 
 // findingAt is an error-severity message about path.

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -84,5 +85,34 @@ func TestLogEntryDegradesWhenTheLogCannotBeWritten(t *testing.T) {
 	r, _ := logEntry{now: fixedDay}.Run(obCtx(nil, nil, dir))
 	if r.Status != graph.StatusPass || r.Data["appended"] != false || r.Data["error"] == nil {
 		t.Errorf("got %s %v, want a degraded pass", r.Status, r.Data)
+	}
+}
+
+func TestLogEntryNeverTakesTheLogPastWhatItsItemIsReadUpTo(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		size     int
+		appended bool
+	}{
+		{"well under", 1 << 10, true},
+		{"at the bound", graph.MaxArtifactBytes, false},
+		{"a few bytes under", graph.MaxArtifactBytes - 10, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			body := "# log\n" + strings.Repeat("x", c.size-7) + "\n"
+			path := obWriteFile(t, dir, executionLog, body)
+			r, _ := logEntry{now: fixedDay}.Run(obCtx(nil, &graph.Node{ID: "design"}, dir))
+			got, _ := os.ReadFile(path)
+			if r.Data["appended"] != c.appended {
+				t.Fatalf("got %s %v; want appended %v", r.Status, r.Data, c.appended)
+			}
+			if !c.appended && (string(got) != body || r.Status != graph.StatusPass || !strings.Contains(fmt.Sprint(r.Data["error"]), "over the limit")) {
+				t.Errorf("a log the item could no longer be read with: %d bytes written, %s %v", len(got), r.Status, r.Data)
+			}
+			if len(got) > graph.MaxArtifactBytes {
+				t.Errorf("the log is %d bytes, over the %d its item is read up to", len(got), graph.MaxArtifactBytes)
+			}
+		})
 	}
 }

@@ -34,6 +34,18 @@
 // interleave partial lines. Use OpenFile for an explicit path, and Discard
 // where nothing should be written (pure verbs, tests).
 //
+// A record the disk takes only part of (a full disk, a file size limit)
+// is cut off again, back to the last whole record, and Emit returns an
+// error wrapping ErrTorn; a file that already ends mid-line (a crash in
+// an earlier write) gets a newline before the next record. A record over
+// MaxRecord has its long texts cut, so that readers take it.
+//
+// # Reading
+//
+// Read hands over each whole record and counts the torn lines it skipped:
+// what a crash left of a record, which the next record, on a line of its
+// own, follows.
+//
 // # The catalog
 //
 // Catalog lists every event type the-loop emits, with its default level and

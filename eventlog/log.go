@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // FileName is the log's path under a state root.
@@ -31,7 +33,8 @@ var envelope = []string{"ts", "source", "event", "level", "pid"}
 //
 // A Log is safe for concurrent use, and several processes may append to the
 // same file: each record is one line written by a single write on a file
-// opened with O_APPEND, so lines never interleave. The file is opened for
+// opened with O_APPEND, under the file's lock, so lines never interleave,
+// and a record the disk took only part of is cut off again (see append). The file is opened for
 // each record, which keeps a log rotated underneath a long-running process
 // working.
 type Log struct {
@@ -39,6 +42,8 @@ type Log struct {
 	source string
 	pid    int
 	now    func() time.Time
+	// open opens the file for one record; nil is openLogFile.
+	open func(path string) (logFile, error)
 }
 
 // Discard checks events against the catalog like any Log and writes nothing.
@@ -95,7 +100,40 @@ func (l *Log) Emit(event, level string, fields map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if len(line) > MaxRecord {
+		// Read skips a line over MaxRecord: cut the long texts so that
+		// the record is read, and say so in them.
+		if line, err = l.encode(event, level, cutFields(fields)); err != nil {
+			return err
+		}
+		if len(line) > MaxRecord {
+			return fmt.Errorf("event %s: the record is %d bytes, over the %d a reader takes", event, len(line), MaxRecord)
+		}
+	}
 	return l.append(line)
+}
+
+// maxCutField is what cutFields keeps of a long text.
+const maxCutField = 64 << 10
+
+// cutFields is fields with every text over maxCutField bytes cut to it,
+// on a character boundary, saying how much was not kept.
+func cutFields(fields map[string]any) map[string]any {
+	out := make(map[string]any, len(fields))
+	for k, v := range fields {
+		if err, ok := v.(error); ok {
+			v = err.Error()
+		}
+		if s, ok := v.(string); ok && len(s) > maxCutField {
+			cut := maxCutField
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			v = fmt.Sprintf("%s… (%d more bytes not kept)", s[:cut], len(s)-cut)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func (l *Log) encode(event, level string, fields map[string]any) ([]byte, error) {
@@ -187,30 +225,101 @@ func (l *Log) Sync() error {
 	return cerr
 }
 
-// append writes line with one write call on an O_APPEND descriptor.
+// append writes line with one write call on an O_APPEND descriptor,
+// under the file's lock (see lockLog), so that it knows where its record
+// starts. A record the disk took only part of (a short write, ENOSPC,
+// EFBIG) is cut off again, back to that offset, and the failure is
+// returned: the next record never runs on from half a line. A file that
+// already ends mid-line (a crash in an earlier write, or a writer that does
+// not cut back) gets a newline before the record, so that the torn line
+// stays a line of its own, which readers skip (see Read).
 func (l *Log) append(line []byte) error {
-	open := func() (*os.File, error) {
-		return os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, filePerm)
+	open := l.open
+	if open == nil {
+		open = openLogFile
 	}
-	f, err := open()
+	f, err := open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(l.path), dirPerm); err != nil {
 			return fmt.Errorf("event log: %w", err)
 		}
-		f, err = open()
+		f, err = open(l.path)
 	}
 	if err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}
-	n, werr := f.Write(line)
+	werr := writeRecord(f, line)
 	cerr := f.Close()
 	switch {
 	case werr != nil:
 		return fmt.Errorf("event log %s: %w", l.path, werr)
-	case n != len(line):
-		return fmt.Errorf("event log %s: short write (%d of %d bytes)", l.path, n, len(line))
 	case cerr != nil:
 		return fmt.Errorf("event log %s: %w", l.path, cerr)
 	}
 	return nil
+}
+
+// logFile is what append needs of the log's file. *os.File is one; tests
+// hand one that fails as a full disk does.
+type logFile interface {
+	io.Writer
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+	Truncate(size int64) error
+	Close() error
+}
+
+// openLogFile opens the log for one record and takes its lock, which
+// Close releases.
+func openLogFile(path string) (logFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, filePerm)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockLog(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ErrTorn is wrapped by the error of a record the file took only part of.
+var ErrTorn = errors.New("the record was not written whole")
+
+// writeRecord appends line to f, which ends at the last whole record or
+// mid-line, and on failure cuts f back to where it ended.
+func writeRecord(f logFile, line []byte) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		// A pipe nobody drains would hang every verb once it is full.
+		return fmt.Errorf("not a file but a %s", fi.Mode().Type())
+	}
+	end := fi.Size()
+	if end > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], end-1); err != nil {
+			return fmt.Errorf("reading its last byte: %w", err)
+		}
+		if last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	n, err := f.Write(line)
+	if err == nil && n == len(line) {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrShortWrite
+	}
+	torn := fmt.Errorf("%w (%d of %d bytes went to the disk: %w)", ErrTorn, n, len(line), err)
+	if n == 0 {
+		return torn
+	}
+	if terr := f.Truncate(end); terr != nil {
+		return fmt.Errorf("%w; cutting the file back to its last whole record: %w", torn, terr)
+	}
+	return fmt.Errorf("%w; the file was cut back to its last whole record", torn)
 }

@@ -131,6 +131,9 @@ func (rt *Runtime) Complete(id, node, actor string, event *Event) (*Completion, 
 	if err := rt.CheckComplete(node); err != nil {
 		return nil, err
 	}
+	if err := checkLength("--actor", actor, MaxActor); err != nil {
+		return nil, fmt.Errorf("complete: %w", err)
+	}
 	var res *Completion
 	err := rt.locked(id, func(tx *txn) (err error) {
 		res, err = rt.completeLocked(tx, node, actor, event)

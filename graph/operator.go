@@ -32,6 +32,9 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 	if err := CheckSkips(tokens, reason); err != nil {
 		return nil, err
 	}
+	if err := checkLength("--actor", actor, MaxActor); err != nil {
+		return nil, fmt.Errorf("skip: %w", err)
+	}
 	reason = strings.TrimSpace(reason)
 	item, err := rt.WorkItem(id)
 	if err != nil {
@@ -63,6 +66,9 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 func CheckSkips(tokens []string, reason string) error {
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("skip: %w: an unexplained skip is refused", ErrReasonRequired)
+	}
+	if err := checkLength("--reason", reason, MaxReason); err != nil {
+		return fmt.Errorf("skip: %w", err)
 	}
 	if len(tokens) == 0 {
 		return errors.New("skip: name at least one node or skip set")
@@ -119,6 +125,9 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 	if err := rt.CheckForce(to, reason); err != nil {
 		return nil, err
 	}
+	if err := checkLength("--actor", actor, MaxActor); err != nil {
+		return nil, fmt.Errorf("force: %w", err)
+	}
 	reason = strings.TrimSpace(reason)
 	item, err := rt.WorkItem(id)
 	if err != nil {
@@ -151,6 +160,9 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 func (rt *Runtime) CheckForce(to, reason string) error {
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("force: %w: an unexplained override is refused", ErrReasonRequired)
+	}
+	if err := checkLength("--reason", reason, MaxReason); err != nil {
+		return fmt.Errorf("force: %w", err)
 	}
 	_, err := rt.Graph.Node(to)
 	return err

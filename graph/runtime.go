@@ -13,8 +13,10 @@ import (
 	"github.com/the-loop/the-loop/repo"
 )
 
-// Emitter receives the runtime's events. *eventlog.Log satisfies it; the
-// runtime never fails a verb because an event could not be written.
+// Emitter receives the runtime's events. *eventlog.Log satisfies it. The
+// events of a move are its record: a move whose events cannot be written
+// is not made, and the verb fails (see txn.commit). Any other event that
+// cannot be written is said in the log and fails nothing.
 type Emitter interface {
 	Emit(event, level string, fields map[string]any) error
 }

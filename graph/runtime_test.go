@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -452,6 +453,10 @@ type orderLog struct {
 	notes *[]string
 	// appending, when set, is called before an event is appended.
 	appending func(event string)
+	// refuse, when set, is what appending the event refuse names, or
+	// the sync, answers: a full disk.
+	refuse  string
+	refusal error
 }
 
 func (l *orderLog) pointer() string {
@@ -466,11 +471,19 @@ func (l *orderLog) Emit(event, level string, fields map[string]any) error {
 	if l.appending != nil {
 		l.appending(event)
 	}
+	if event == l.refuse {
+		*l.notes = append(*l.notes, event+" refused, the state at "+l.pointer())
+		return l.refusal
+	}
 	*l.notes = append(*l.notes, event+" appended, the state at "+l.pointer())
 	return nil
 }
 
 func (l *orderLog) Sync() error {
+	if l.refuse == "sync" {
+		*l.notes = append(*l.notes, "sync refused, the state at "+l.pointer())
+		return l.refusal
+	}
 	*l.notes = append(*l.notes, "synced, the state at "+l.pointer())
 	return nil
 }
@@ -481,7 +494,9 @@ func TestTheExecutorAppliesATransitionsEffectsInTheirDocumentedOrder(t *testing.
 		// block puts a directory where the state file goes once the
 		// first event is appended.
 		block bool
-		want  []string
+		// refuse names the event, or "sync", the log refuses.
+		refuse string
+		want   []string
 	}{{
 		name: "events, synced, then the state, then the entry chain; its events at the end",
 		want: []string{
@@ -502,11 +517,35 @@ func TestTheExecutorAppliesATransitionsEffectsInTheirDocumentedOrder(t *testing.
 			`graph.state_write_failed appended, the state at unreadable`,
 			`apply returned an error`,
 		},
+	}, {
+		name:   "an event the log cannot take writes no state and runs no entry chain",
+		refuse: "graph.two",
+		want: []string{
+			`graph.one appended, the state at ""`,
+			`graph.two refused, the state at ""`,
+			`apply returned an error`,
+		},
+	}, {
+		name:   "the first event refused: nothing is written",
+		refuse: "graph.one",
+		want: []string{
+			`graph.one refused, the state at ""`,
+			`apply returned an error`,
+		},
+	}, {
+		name:   "events that cannot be synced write no state",
+		refuse: "sync",
+		want: []string{
+			`graph.one appended, the state at ""`,
+			`graph.two appended, the state at ""`,
+			`sync refused, the state at ""`,
+			`apply returned an error`,
+		},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			rt, _ := newRuntime(t)
 			var notes []string
-			log := &orderLog{co: rt.Checkout, notes: &notes}
+			log := &orderLog{co: rt.Checkout, notes: &notes, refuse: c.refuse, refusal: syscall.ENOSPC}
 			rt.Events = log
 			entry := HookFunc(func(ctx *Context) (Result, error) {
 				notes = append(notes, "the entry chain of "+ctx.Node.ID+" ran, the state at "+log.pointer())
@@ -532,6 +571,8 @@ func TestTheExecutorAppliesATransitionsEffectsInTheirDocumentedOrder(t *testing.
 			rt.lockedItem(item, func(tx *txn) error {
 				step, err := tx.apply(tr)
 				switch {
+				case err != nil && c.refuse != "" && !errors.Is(err, syscall.ENOSPC):
+					t.Errorf("apply = %v; want the log's refusal", err)
 				case err != nil:
 					notes = append(notes, "apply returned an error")
 				case len(step.Messages) != 1 || !strings.Contains(step.Messages[0], "x-entry did not complete"):

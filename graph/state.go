@@ -243,14 +243,21 @@ func (s *State) MarshalJSON() ([]byte, error) {
 
 // Save writes the state atomically into the checkout directory dir: a
 // crash leaves either the old file or the new one and never a torn one
-// (see repo.Checkout.WriteFile).
+// (see repo.Checkout.WriteFile). A state over MaxStateBytes, which
+// LoadState would refuse, is a *StateError, and nothing is written.
 func (s *State) Save(co *repo.Checkout, dir string) error {
 	s.normalise()
 	data, err := s.format()
 	if err != nil {
 		return fmt.Errorf("encode graph state: %w", err)
 	}
-	return co.WriteFile(path.Join(dir, StateFile), data, 0o644)
+	rel := path.Join(dir, StateFile)
+	if len(data) > MaxStateBytes {
+		// LoadState would refuse it, and the item could then never be
+		// judged or moved again: the move fails, and the file stays.
+		return &StateError{Path: rel, Msg: fmt.Sprintf("not written: the new state is %d bytes, over the %d MiB a state file is read up to; the item stays where the file says", len(data), MaxStateBytes>>20)}
+	}
+	return co.WriteFile(rel, data, 0o644)
 }
 
 // MaxStoredMessage bounds a message the state keeps (lastBlock, a parked

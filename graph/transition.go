@@ -185,7 +185,7 @@ func (m machine) advance(prev *State, out ChainOutcome, now time.Time) (*transit
 	}
 	st.exit(id, out.Outcome(), now)
 	if n.Actor == ActorHuman {
-		st.Record(id).By = answeredBy(out)
+		st.Record(id).By = cutList(answeredBy(out))
 	}
 	target, ok := m.g.Next(id, out.Outcome())
 	if !ok {
@@ -399,6 +399,7 @@ func (m machine) force(prev *State, to, reason, actor string, now time.Time) (fr
 	st := tr.state
 	st.Forced = append(st.Forced, map[string]any{"from": from, "to": to, "reason": reason, "actor": actor,
 		"at": Timestamp(now), "warnings": recorded})
+	st.Forced = keepRecent(st.Forced, MaxForcedKept)
 	st.enter(to, now)
 	st.Record(to).Forced = true
 	tr.emit("graph.forced", "warning", map[string]any{"work_item": m.ref, "from": from, "to": to, "actor": actor, "reason": reason})

@@ -1,5 +1,7 @@
 package graph
 
+import "fmt"
+
 // txn is one change to a work item made under its lock: the state read
 // under the lock, and the events the change emits. Its apply is the
 // executor of transitions (see transition.go): it appends a transition's
@@ -56,10 +58,15 @@ func (tx *txn) apply(tr *transition) (*Step, error) {
 }
 
 // commit appends the buffered events, durably, then writes the state.
-// When the state cannot be written after its events were, the log says so,
-// so that its reader does not take them for a move that happened.
+// Events that cannot be appended or synced (a full disk) stop it before
+// the write: the events are the record of the move, and a move without
+// its record is what the order exists to prevent. When the state cannot
+// be written after its events were, the log says so, so that its reader
+// does not take them for a move that happened.
 func (tx *txn) commit() error {
-	tx.flush(true)
+	if err := tx.flush(true); err != nil {
+		return fmt.Errorf("%s was not moved, because the move's events could not be recorded: %w", tx.item.Ref, err)
+	}
 	err := tx.st.Save(tx.rt.Checkout, tx.rt.StateDir(tx.item))
 	if err != nil {
 		tx.rt.emit("graph.state_write_failed", "error", map[string]any{"work_item": tx.item.Ref, "error": err.Error()})
@@ -68,20 +75,32 @@ func (tx *txn) commit() error {
 }
 
 // flush appends the buffered events; durable makes them reach the disk
-// before it returns. A log that cannot be written never fails the verb.
-func (tx *txn) flush(durable bool) {
+// before it returns. It stops at the first event that cannot be appended.
+func (tx *txn) flush(durable bool) error {
 	events := tx.pending
 	tx.pending = nil
 	if len(events) == 0 {
-		return
+		return nil
 	}
-	for _, e := range events {
-		tx.rt.emit(e.event, e.level, e.fields)
+	for i, e := range events {
+		if err := tx.rt.emitter().Emit(e.event, e.level, e.fields); err != nil {
+			return fmt.Errorf("%s (%d of %d events appended): %w", e.event, i, len(events), err)
+		}
 	}
 	if s, ok := tx.rt.Events.(Syncer); ok && durable {
 		if err := s.Sync(); err != nil {
-			tx.rt.log().Warn("could not make events durable", "events", len(events), "err", err)
+			return fmt.Errorf("syncing %d events: %w", len(events), err)
 		}
+	}
+	return nil
+}
+
+// flushLate appends the events emitted after the change's last write
+// (what an entry chain's hooks did). They record no move, so a log that
+// cannot take them is said, and fails nothing.
+func (tx *txn) flushLate() {
+	if err := tx.flush(false); err != nil {
+		tx.rt.log().Warn("could not write event", "err", err)
 	}
 }
 
@@ -103,7 +122,7 @@ func (rt *Runtime) lockedItem(item WorkItem, fn func(tx *txn) error) error {
 			return err
 		}
 		tx := &txn{rt: rt, item: item, st: st}
-		defer tx.flush(false)
+		defer tx.flushLate()
 		return fn(tx)
 	})
 }

@@ -3,6 +3,7 @@ package repo
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -261,6 +262,17 @@ func (c *Checkout) openFinal(rel string, flags int, perm fs.FileMode) (*os.File,
 	return f, nil
 }
 
+// WriteFileWithin is WriteFile for a file its reader reads up to limit
+// bytes: data over limit is refused, a *TooLargeError in a *fs.PathError,
+// and nothing is written, so that nothing writes a file its reader would
+// then refuse.
+func (c *Checkout) WriteFileWithin(rel string, data []byte, perm fs.FileMode, limit int64) error {
+	if int64(len(data)) > limit {
+		return &fs.PathError{Op: "write", Path: rel, Err: &TooLargeError{Size: int64(len(data)), Limit: limit}}
+	}
+	return c.WriteFile(rel, data, perm)
+}
+
 // AppendFile adds data at the end of the file at rel with one write call,
 // then syncs it, creating the file with perm (and its directory) when
 // missing: a record appended this way is whole or absent after a crash
@@ -268,8 +280,18 @@ func (c *Checkout) openFinal(rel string, flags int, perm fs.FileMode) (*os.File,
 // returns. A link at rel is refused (ErrLink), never written through, and
 // anything but a regular file is refused (ErrNotRegular). The descriptor
 // is O_APPEND, but only a lock every appender takes serializes appends of
-// different processes on every file system: the caller holds one.
-func (c *Checkout) AppendFile(rel string, data []byte, perm fs.FileMode) (err error) {
+// different processes on every file system: the caller holds one. A write
+// the disk takes only part of (ENOSPC, EFBIG, a short write) is cut back
+// to where the file ended, so that the next record never runs on from
+// half of this one.
+func (c *Checkout) AppendFile(rel string, data []byte, perm fs.FileMode) error {
+	return c.AppendFileWithin(rel, data, perm, 0)
+}
+
+// AppendFileWithin is AppendFile for a file its reader reads up to limit
+// bytes (0: no limit): an append that would take the file past limit is
+// refused, a *TooLargeError in a *fs.PathError, and nothing is written.
+func (c *Checkout) AppendFileWithin(rel string, data []byte, perm fs.FileMode, limit int64) (err error) {
 	p, err := Clean(rel)
 	if err != nil {
 		return err
@@ -305,7 +327,19 @@ func (c *Checkout) AppendFile(rel string, data []byte, perm fs.FileMode) (err er
 	if !fi.Mode().IsRegular() {
 		return &fs.PathError{Op: "append", Path: rel, Err: ErrNotRegular}
 	}
-	if _, err := f.Write(data); err != nil {
+	end := fi.Size()
+	if limit > 0 && end+int64(len(data)) > limit {
+		return &fs.PathError{Op: "append", Path: rel, Err: &TooLargeError{Size: end + int64(len(data)), Limit: limit}}
+	}
+	if n, err := f.Write(data); err != nil || n != len(data) {
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		if n > 0 {
+			if terr := f.Truncate(end); terr != nil {
+				err = fmt.Errorf("%w (%d of %d bytes written, and cutting them off failed: %w)", err, n, len(data), terr)
+			}
+		}
 		return pathErr("append", rel, err)
 	}
 	if err := f.Sync(); err != nil {

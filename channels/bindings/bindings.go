@@ -594,7 +594,9 @@ func (s *Store) change(fn func(*document) (bool, error)) error {
 	if err := enc.Encode(d); err != nil {
 		return fmt.Errorf("bindings: %w", err)
 	}
-	if err := co.WriteFile(File, buf.Bytes(), 0o600); err != nil {
+	// load refuses a file over maxFile: one would leave no binding
+	// readable, so the change that would make it is refused instead.
+	if err := co.WriteFileWithin(File, buf.Bytes(), 0o600, maxFile); err != nil {
 		return fmt.Errorf("bindings: %w", err)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package bindings
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/the-loop/the-loop/channels"
+	"github.com/the-loop/the-loop/repo"
 )
 
 func ref(t *testing.T, s string) channels.Ref {
@@ -523,5 +526,55 @@ func TestClearControlForgetsTheControlRecordAndKeepsTheRest(t *testing.T) {
 	}
 	if _, err := s.ClearControl(ref(t, "github:acme/shop#13")); !errors.Is(err, ErrNotBound) {
 		t.Errorf("an unbound ref: %v, want ErrNotBound", err)
+	}
+}
+
+func TestAChangeThatWouldTakeTheFilePastWhatIsReadIsRefused(t *testing.T) {
+	// One size: each run writes and reads 16 MiB files a few times.
+	for _, room := range []int{60} {
+		t.Run(fmt.Sprintf("%d bytes of room", room), func(t *testing.T) {
+			s := newStore(t)
+			// A file its reader just takes: bindings to long (made-up)
+			// checkout paths, padded to maxFile-room bytes.
+			encode := func(d *document) []byte {
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(d); err != nil {
+					t.Fatal(err)
+				}
+				return buf.Bytes()
+			}
+			d := &document{Version: Version}
+			for i := range 40 {
+				d.Bindings = append(d.Bindings, Binding{Ref: fmt.Sprintf("github:acme/shop#%d", i+1),
+					Repo: "/" + strings.Repeat("p", 400_000), BoundAt: "2026-05-01T12:00:00Z"})
+			}
+			d.Bindings[0].Repo += strings.Repeat("q", maxFile-room-len(encode(d)))
+			data := encode(d)
+			if len(data) != maxFile-room {
+				t.Fatalf("made a file of %d bytes, want %d", len(data), maxFile-room)
+			}
+			os.MkdirAll(filepath.Dir(s.Path()), 0o700)
+			if err := os.WriteFile(s.Path(), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Bind(ref(t, "github:acme/shop#99999"), t.TempDir())
+			var large *repo.TooLargeError
+			if !errors.As(err, &large) {
+				t.Fatalf("Bind = %v; want the write its reader would refuse refused", err)
+			}
+			if got, _ := os.ReadFile(s.Path()); !bytes.Equal(got, data) {
+				t.Fatal("the refused change was written")
+			}
+			// The file still reads, and a change that makes room is made.
+			if list, err := s.List(); err != nil || len(list) != 40 {
+				t.Fatalf("List = %d bindings, %v", len(list), err)
+			}
+			if _, err := s.Unbind(ref(t, "github:acme/shop#1")); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -104,7 +104,12 @@ func appendInbox(ctx context.Context, stateRoot string, ref channels.Ref, line [
 		return "", err
 	}
 	defer unlock()
-	if err := co.AppendFile(rel, line, 0o600); err != nil {
+	// ReadInbox refuses an inbox over MaxInbox, so nothing takes one past it.
+	if err := co.AppendFileWithin(rel, line, 0o600, MaxInbox); err != nil {
+		var large *repo.TooLargeError
+		if errors.As(err, &large) {
+			return "", &InboxError{Path: path, Msg: fmt.Sprintf("full: the message would take it to %d bytes, over the %d MiB it is read up to; move it aside, and a new one is started", large.Size, MaxInbox>>20)}
+		}
 		return "", fmt.Errorf("inbox %s: %w", path, repo.Cause(err))
 	}
 	return path, nil

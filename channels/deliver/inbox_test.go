@@ -169,3 +169,52 @@ func TestReadInboxRefusesAnInboxOverItsBound(t *testing.T) {
 		t.Errorf("ReadInbox = %v, want an *InboxError saying it is over its bound", err)
 	}
 }
+
+func TestAMessageThatWouldTakeTheInboxPastItsBoundIsRefused(t *testing.T) {
+	m := message()
+	m.Ref = binding(nil).Ref
+	line, err := m.line()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		size    int64
+		refused bool
+	}{
+		{"at the bound already", MaxInbox, true},
+		{"one byte short of room", MaxInbox - int64(len(line)) + 1, true},
+		{"room for exactly one", MaxInbox - int64(len(line)), false},
+		{"well under", 1 << 20, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			state := t.TempDir()
+			r := ref(t, "github:acme/shop#12")
+			path := InboxPath(state, r)
+			os.MkdirAll(filepath.Dir(path), 0o700)
+			// Sparse, but for a last whole line.
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Truncate(c.size)
+			f.WriteAt(line, c.size-int64(len(line)))
+			f.Close()
+			_, err = Deliver(context.Background(), state, binding(nil), message())
+			fi, _ := os.Stat(path)
+			if !c.refused {
+				if err != nil || fi.Size() != c.size+int64(len(line)) {
+					t.Fatalf("Deliver = %v, the inbox %d bytes; want the message appended", err, fi.Size())
+				}
+				return
+			}
+			var ie *InboxError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "over the 64 MiB") || !strings.Contains(err.Error(), "move it aside") {
+				t.Fatalf("Deliver = %v; want an *InboxError saying it would pass its bound", err)
+			}
+			if fi.Size() != c.size {
+				t.Errorf("the inbox is %d bytes; want it as it was, %d", fi.Size(), c.size)
+			}
+		})
+	}
+}

@@ -254,7 +254,7 @@ func writeIdentity(root string, rec identityRecord) error {
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	return co.WriteFile(IdentityFile, buf.Bytes(), 0o600)
+	return co.WriteFileWithin(IdentityFile, buf.Bytes(), 0o600, maxIdentityFile)
 }
 
 // digest is a short, one-way name for secret material.

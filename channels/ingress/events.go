@@ -1,7 +1,6 @@
 package ingress
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -210,28 +209,33 @@ func (q *Queue) loggedOutcomes(pending []outcome) (map[outcomeKey]bool, error) {
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
 		return nil, err
 	}
-	r := bufio.NewReaderSize(f, 1<<16)
-	for len(found) < len(want) {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 && bytes.Contains(line, []byte(`"delivery_id"`)) {
-			var rec struct {
-				Event      string `json:"event"`
-				DeliveryID string `json:"delivery_id"`
-				Reason     string `json:"reason"`
+	errDone := errors.New("all found")
+	torn, err := eventlog.Read(f, func(line []byte) error {
+		if !bytes.Contains(line, []byte(`"delivery_id"`)) {
+			return nil
+		}
+		var rec struct {
+			Event      string `json:"event"`
+			DeliveryID string `json:"delivery_id"`
+			Reason     string `json:"reason"`
+		}
+		if json.Unmarshal(line, &rec) == nil {
+			if k := (outcomeKey{rec.Event, rec.DeliveryID, rec.Reason}); want[k] {
+				found[k] = true
 			}
-			if json.Unmarshal(line, &rec) == nil {
-				k := outcomeKey{rec.Event, rec.DeliveryID, rec.Reason}
-				if want[k] {
-					found[k] = true
-				}
-			}
 		}
-		if err == io.EOF {
-			break
+		if len(found) == len(want) {
+			return errDone
 		}
-		if err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if torn > 0 {
+		// A write a crash or a full disk cut short: its line is no
+		// outcome, and the outcome is written again.
+		q.opts.Logger.Warn("torn lines in the event log skipped", "path", p, "torn", torn)
+	}
+	if err != nil && err != errDone {
+		return nil, err
 	}
 	return found, nil
 }

@@ -1,9 +1,9 @@
 package ingress
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,25 +103,35 @@ type logged map[string]any
 func (l logged) str(k string) string { s, _ := l[k].(string); return s }
 
 func (e *env) events() []logged {
+	out, _ := e.eventsAndTorn()
+	return out
+}
+
+// eventsAndTorn reads the log as its readers do: whole records, and a
+// count of the torn lines skipped.
+func (e *env) eventsAndTorn() ([]logged, int) {
 	e.t.Helper()
 	f, err := os.Open(e.log.Path())
 	if os.IsNotExist(err) {
-		return nil
+		return nil, 0
 	}
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer f.Close()
 	var out []logged
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	torn, err := eventlog.Read(f, func(rec []byte) error {
 		var l logged
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			e.t.Fatalf("event log line %q: %v", sc.Text(), err)
+		if err := json.Unmarshal(rec, &l); err != nil {
+			return fmt.Errorf("event log record %q: %w", rec, err)
 		}
 		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	return out
+	return out, torn
 }
 
 // outcomes are the processing outcome events per delivery id: every

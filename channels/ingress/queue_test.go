@@ -464,6 +464,49 @@ func TestAnOutcomeACrashKeptOutOfTheLogIsWrittenOnceOnRestart(t *testing.T) {
 	}
 }
 
+func TestAnOutcomeWhoseLineWasTornIsWrittenWholeOnRestart(t *testing.T) {
+	for _, tail := range []string{
+		`{"ts":"2026-07-22T06:31:20.123Z","source":"serve","event":"routing.routed","level":"info","pid":1,"delivery_id":"lost`,
+		`{"ts":"2026-07-22T06:31:20.123Z","source":"serve","event":"routing.ro`,
+		`{"delivery_id":"lost","event":"routing.routed"`,
+	} {
+		t.Run(fmt.Sprintf("%.40s", tail[len(tail)-20:]), func(t *testing.T) {
+			e := newEnv(t, Options{})
+			e.run(newRecorder())
+			e.accept("logged", "")
+			e.waitIdle()
+			e.close()
+			// A crash, or a full disk, cut lost's outcome line short after
+			// its settling commit.
+			f, err := os.OpenFile(e.log.Path(), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(tail)
+			f.Close()
+			db, err := bolt.Open(e.dbPath(), 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bolt.Tx) error {
+				o := outcome{Event: "routing.routed", Fields: map[string]any{"delivery_id": "lost", "gh_event": "issue_comment"}}
+				v, _ := json.Marshal(o)
+				return tx.Bucket(bucketOutbox).Put(seqKey(100), v)
+			})
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.open()
+			_, torn := e.eventsAndTorn()
+			out := e.outcomes()
+			if len(out["logged"]) != 1 || len(out["lost"]) != 1 || torn != 1 {
+				t.Fatalf("outcomes %v with %d torn lines; want one whole line each, and the torn one skipped", out, torn)
+			}
+		})
+	}
+}
+
 func TestAQueueFileIsOpenInOneProcessAtATime(t *testing.T) {
 	e := newEnv(t, Options{})
 	_, err := OpenQueue(e.dbPath(), Options{})

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/channels/ingress"
+	"github.com/the-loop/the-loop/eventlog"
 )
 
 // Config is a load run. Zero fields take the issue's figures.
@@ -386,16 +386,15 @@ func readOutcomes(path string) (map[string]int, int, error) {
 	}
 	defer f.Close()
 	outcomes, dupDrops := map[string]int{}, 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
+	// A torn line is no outcome: the queue writes that outcome again.
+	_, err = eventlog.Read(f, func(line []byte) error {
 		var rec struct {
 			Event      string `json:"event"`
 			DeliveryID string `json:"delivery_id"`
 			Reason     string `json:"reason"`
 		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil {
-			continue
+		if json.Unmarshal(line, &rec) != nil {
+			return nil
 		}
 		switch {
 		case rec.Event == "routing.dropped" && rec.Reason == channels.DropDuplicateDelivery:
@@ -403,8 +402,9 @@ func readOutcomes(path string) (map[string]int, int, error) {
 		case rec.Event == "routing.routed", rec.Event == "routing.dropped":
 			outcomes[rec.DeliveryID]++
 		}
-	}
-	return outcomes, dupDrops, sc.Err()
+		return nil
+	})
+	return outcomes, dupDrops, err
 }
 
 func check(uniques []*delivery, outcomes map[string]int, dupDrops, dups int) []string {
