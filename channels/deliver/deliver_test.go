@@ -227,15 +227,23 @@ func TestDeliverRunsACommandWithTheMessageOnStdin(t *testing.T) {
 
 func TestACommandThatOverrunsIsKilledWithItsChildren(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// The deadline comes once the command has started its child, however
+	// slowly a loaded machine starts it; a Deliver that ignored it would
+	// wait out the helper's minute and return its exit status instead.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	start := time.Now()
+	go func() {
+		for range 3000 {
+			if _, err := os.Stat(pidFile); err == nil || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
 	_, err := Deliver(ctx, t.TempDir(), binding(helperTarget("fork", pidFile)), message())
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Deliver = %v, want it to wrap context.DeadlineExceeded", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("Deliver took %s to give up", took)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Deliver = %v, want it to wrap context.Canceled", err)
 	}
 	if runtime.GOOS != "linux" {
 		return
