@@ -25,7 +25,9 @@ import (
 //     reached is not honoured (a skip is a plan, not an amnesty), while
 //     one ahead of it is the change's to plan.
 //
-// An item the revision has no state for is the change's own.
+// An item the revision has no state for is the change's own. Which of the
+// revision's items an item of the checkout is, whatever its folder is
+// called now, is lineage.go's to say.
 
 // baseline is the state the rules' revision holds for one item.
 type baseline struct {

@@ -80,8 +80,11 @@ func TestReplaceRefsAndGraftsDoNotMoveTheMergeBase(t *testing.T) {
 			case "replace":
 				// A commit with main's tree and feature for its parent,
 				// standing in for main's.
-				tree := run(t, dir, "rev-parse", mainID+"^{tree}")
-				fake := run(t, dir, "commit-tree", tree, "-p", featureID, "-m", "main, they say")
+				// Feature's own parent is main's commit: it is cut, or
+				// the two would be each other's.
+				root := run(t, dir, "commit-tree", featureID+"^{tree}", "-m", "feature, with no parent")
+				run(t, dir, "replace", featureID, root)
+				fake := run(t, dir, "commit-tree", mainID+"^{tree}", "-p", featureID, "-m", "main, they say")
 				run(t, dir, "replace", mainID, fake)
 			case "graft":
 				// Feature's own parent is main's commit: cut it, or the
