@@ -716,8 +716,10 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	files := graph.NewFiles(e.Checkout)
 	st, recorded, dir, err := e.itemStateIn(files, item, sel)
 	if err != nil {
+		// A folder the change removed, or made into something else (a
+		// file, a link): the revision's state judges it.
 		var ie *repo.ItemError
-		if errors.As(err, &ie) && errors.Is(err, fs.ErrNotExist) {
+		if errors.As(err, &ie) {
 			if rep, ok, rerr := e.removedReport(item, sel); ok {
 				return rep, rerr
 			}

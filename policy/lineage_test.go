@@ -108,6 +108,13 @@ func TestTheBasesStateFloorsAnItemHoweverTheChangeRenamesIt(t *testing.T) {
 					t.Fatal(err)
 				}
 			}},
+		{name: "the folder made a file", item: "issue-2", floors: []string{"issue-2"}, removed: []string{"issue-2"}, blocked: true,
+			change: func(t *testing.T, root string, git func(...string)) {
+				git("rm", "-q", "-r", "docs/specs/issue-2")
+				writeFiles(t, root, map[string]string{"docs/specs/issue-2": "not a folder\n"})
+				git("add", ".")
+				git("commit", "-q", "-m", "a file")
+			}},
 		{name: "the spec directory deleted", item: "issue-2", floors: []string{"issue-2"}, removed: []string{"issue-2"}, blocked: true,
 			change: func(t *testing.T, root string, git func(...string)) {
 				git("rm", "-q", "-r", "docs/specs")
