@@ -43,6 +43,7 @@ import (
 // lineage is how the revision's work items continue in the checkout.
 type lineage struct {
 	base     []string            // the revision's spec folders, sorted
+	byFold   map[string][]string // foldName -> the revision's folders of that name, sorted
 	bySource map[string][]string // a revision's folder -> the checkout folders its files moved to
 	byTarget map[string][]string // a checkout folder -> the revision's folders whose files moved to it
 	newer    map[string]bool     // folders whose state the revision added after the merge base
@@ -89,6 +90,11 @@ func (e *Engine) traceLineage() *lineage {
 	if l.base, err = r.rev.Dirs(spec); err != nil {
 		e.note(fmt.Sprintf("the work items of %s cannot be listed (%v): only an item's own name carries its state", r.rev.Name(), err))
 		return l
+	}
+	l.byFold = map[string][]string{}
+	for _, id := range l.base {
+		k := foldName(id)
+		l.byFold[k] = append(l.byFold[k], id)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
@@ -167,9 +173,8 @@ func (e *Engine) findRemoved(l *lineage, spec string) []removedItem {
 func (e *Engine) floorsOf(item string) []string {
 	l := e.lineageOf()
 	ids := []string{item}
-	key := foldName(item)
-	for _, id := range l.base {
-		if id != item && foldName(id) == key {
+	for _, id := range l.byFold[foldName(item)] {
+		if id != item {
 			ids = append(ids, id)
 		}
 	}
