@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -24,12 +25,36 @@ import (
 //     reached is not honoured (a skip is a plan, not an amnesty), while
 //     one ahead of it is the change's to plan.
 //
-// An item the revision has no state for is the change's own.
+// An item the revision has no state for is the change's own. Which of the
+// revision's items an item of the checkout is, whatever its folder is
+// called now, is lineage.go's to say.
 
 // baseline is the state the rules' revision holds for one item.
 type baseline struct {
-	rev string // the revision's name, for what is said
-	st  *graph.State
+	rev  string // the revision's name, for what is said
+	from string // the revision's item the state is of
+	st   *graph.State
+}
+
+// baselinesOf are the states the rules' revision holds for item, whose
+// state directory in the checkout is dir: its own, and those of the
+// revision's items the checkout carries on as item (lineage.go); none
+// when the rules come from the checkout.
+func (e *Engine) baselinesOf(item, dir string, sel Selector) []*baseline {
+	if e.rules == nil {
+		return nil
+	}
+	var out []*baseline
+	for _, id := range e.floorsOf(item) {
+		at := dir
+		if id != item {
+			at = graph.StateDirOf(path.Join(e.SpecDirRel(), id), e.stateSubpath(sel))
+		}
+		if b := e.baselineOf(id, at); b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // baselineOf reads item's state at the rules' revision; nil when there is
@@ -52,7 +77,7 @@ func (e *Engine) baselineOf(item, dir string) *baseline {
 		e.note(fmt.Sprintf("%s: %v; the checkout's state is used alone", item, err))
 		return nil
 	}
-	return &baseline{rev: e.rules.rev.Name(), st: st}
+	return &baseline{rev: e.rules.rev.Name(), from: item, st: st}
 }
 
 // loop is the outer loop to walk: the revision's.
@@ -125,8 +150,12 @@ func (b *baseline) floor(rep *graph.StatusReport) []string {
 	return []string{fmt.Sprintf("moves its pointer back from %s to %s; the nodes up to %s are judged", b.st.CurrentNode, from, b.st.CurrentNode)}
 }
 
-// noteBaseline says what an item's state tried, once per item.
-func (e *Engine) noteBaseline(item string, said []string) {
+// noteBaseline says what an item's state tried, once per item, and whose
+// state in the revision judged it when that is another item's.
+func (e *Engine) noteBaseline(item string, b *baseline, said []string) {
+	if b.from != item {
+		e.note(fmt.Sprintf("%s: judged with %s's state of %s (at %s), which this change carries on as %s", item, b.rev, b.from, cmp.Or(b.st.CurrentNode, "the start"), item))
+	}
 	if len(said) == 0 {
 		return
 	}

@@ -108,7 +108,8 @@ type Selection struct {
 // Options.Base touches (see Changes). A change to the gate's own files (anything under
 // .the-loop/, or a .star file anywhere) may change the verdict of every
 // item, so it selects them all. A folder the change deleted is no longer
-// an item and is not selected. What it chose is said as a note.
+// an item and is not selected, unless the rules come from a revision that
+// holds a state for it (see Items). What it chose is said as a note.
 func (e *Engine) ChangedItems() (Selection, error) {
 	s, err := e.changedSelection()
 	if err == nil {
@@ -167,6 +168,11 @@ func (e *Engine) changedItems(changed []string) (Selection, error) {
 		if _, err := e.Checkout.Item(id); err == nil {
 			ids = append(ids, id)
 		}
+	}
+	// Under RulesFrom an item the revision has and the change removed is
+	// still judged (lineage.go), whatever the paths say.
+	if removed := e.removedItems(); len(removed) > 0 {
+		ids = withRemoved(ids, removed)
 	}
 	return Selection{Items: ids}, nil
 }

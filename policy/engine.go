@@ -451,8 +451,16 @@ var ErrNoSpecDir = errors.New("no spec directory")
 // ErrNoSpecDir that says where it looked and which setting says so: the
 // reference tool answers "nothing to check", and a caller should still let
 // the user see that a typo may be why.
+//
+// Under Options.RulesFrom they include the items the revision holds a
+// state for that this change removed (see lineage.go): a check of one
+// reports it blocked where the revision has it, so that deleting a spec
+// folder, or the whole spec directory, hides nothing.
 func (e *Engine) Items() ([]string, error) {
 	out, err := e.Checkout.Items()
+	if removed := e.removedItems(); len(removed) > 0 && (err == nil || errors.Is(err, fs.ErrNotExist)) {
+		return withRemoved(out, removed), nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		where := "the default; no harness config sets workflow.specDir"
 		if e.Harness.Initialized() {
@@ -708,9 +716,68 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	files := graph.NewFiles(e.Checkout)
 	st, recorded, dir, err := e.itemStateIn(files, item, sel)
 	if err != nil {
+		// A folder the change removed, or made into something else (a
+		// file, a link): the revision's state judges it.
+		var ie *repo.ItemError
+		if errors.As(err, &ie) {
+			if rep, ok, rerr := e.removedReport(item, sel); ok {
+				return rep, rerr
+			}
+		}
 		return nil, err
 	}
-	base := e.baselineOf(item, dir)
+	bases := e.baselinesOf(item, dir, sel)
+	if len(bases) <= 1 {
+		var base *baseline
+		if len(bases) == 1 {
+			base = bases[0]
+		}
+		rep, said, err := e.judge(files, item, st, recorded, base, sel, recompute, true)
+		if err != nil {
+			return nil, err
+		}
+		if base != nil {
+			e.noteBaseline(item, base, said)
+		}
+		rep.Elapsed = time.Since(began)
+		return rep, nil
+	}
+	// More than one of the revision's items carries on as this one: each
+	// is its floor in turn, and the report that fails most is given.
+	var best *graph.StatusReport
+	var bestSaid []string
+	var bestBase *baseline
+	for _, base := range bases {
+		rep, said, err := e.judge(graph.NewFiles(e.Checkout), item, st, recorded, base, sel, recompute, false)
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || failRank(rep) > failRank(best) {
+			best, bestSaid, bestBase = rep, said, base
+		}
+	}
+	e.noteBaseline(item, bestBase, bestSaid)
+	best.Elapsed = time.Since(began)
+	return best, nil
+}
+
+// failRank orders reports by how they fail: a block, then any unmet node,
+// then none.
+func failRank(r *graph.StatusReport) int {
+	switch {
+	case r.Blocked():
+		return 2
+	case !r.OK:
+		return 1
+	}
+	return 0
+}
+
+// judge evaluates item, whose state st was read through files, against
+// base (nil: the checkout's state alone), and says what the state tried.
+// lend lets the evaluation read into a pooled arena: only when files is
+// used for this one evaluation.
+func (e *Engine) judge(files *graph.Files, item string, st *graph.State, recorded string, base *baseline, sel Selector, recompute, lend bool) (*graph.StatusReport, []string, error) {
 	var said []string
 	if base != nil && sel.PR == 0 {
 		var why string
@@ -721,7 +788,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	}
 	rt, err := e.runtime(recorded, sel, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if e.replies != nil {
 		rt.Replies = e.replySource(sel)
@@ -733,7 +800,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 		said = append(said, undone...)
 	}
 	var arena *graph.Arena
-	if !rt.Graph.HasRepositoryHooks() {
+	if lend && !rt.Graph.HasRepositoryHooks() {
 		// Shipped hooks are done with the files when they return; a
 		// repository hook past its deadline may still be reading.
 		arena = arenas.Get().(*graph.Arena)
@@ -741,7 +808,7 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	}
 	rep, err := rt.StatusIn(files, item, st, recompute)
 	if err != nil {
-		return nil, err // the arena is left to the collector
+		return nil, nil, err // the arena is left to the collector
 	}
 	if arena != nil {
 		rep.Detach(arena.Owner())
@@ -750,10 +817,8 @@ func (e *Engine) check(item string, recompute bool, sel Selector) (*graph.Status
 	}
 	if base != nil {
 		said = append(said, base.floor(rep)...)
-		e.noteBaseline(item, said)
 	}
-	rep.Elapsed = time.Since(began)
-	return rep, nil
+	return rep, said, nil
 }
 
 // arenas are what check's evaluations read their items' files into, one

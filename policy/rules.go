@@ -30,6 +30,11 @@ type rules struct {
 	// prefetch); nil, they are read one by one.
 	states     sync.Once
 	stateFiles map[string][]byte
+
+	// lineage is how the revision's items continue in the checkout
+	// (lineage.go), worked out the first time it is asked for.
+	lineageOnce sync.Once
+	lineage     *lineage
 }
 
 // oneByOne is how many items' states are read a file at a time, each

@@ -52,7 +52,13 @@
 // the remote-tracking branch), which git would otherwise settle by its
 // own order; a ref named in full is taken as it is. Changes starts no
 // filter, textconv or diff driver, whatever the checkout's .gitattributes
-// selects.
+// selects. [Checkout.MergeBase], [Checkout.Renames] and [Checkout.Added]
+// tell how a change moved files between two commits.
+//
+// Every git process starts in one place, with replace refs and grafts off
+// and nothing git could run switched on (no hook, fsmonitor, pager,
+// transport or credential helper), whatever the repository's .git holds;
+// [Git] runs one for a caller with a repository of its own.
 //
 // [InMemory] is a Checkout whose files are held in memory, for a rule's
 // test: the same Clean confines it, and every write is refused with

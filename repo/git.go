@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -325,20 +326,26 @@ func (c *Checkout) run(ctx context.Context, g gitCmd) ([]byte, string, error) {
 	if c.mem != nil {
 		return nil, "", &GitError{Msg: c.root + " is held in memory and has no git history", Err: ErrNotGit}
 	}
-	// An untrusted tree can hold a bare repository whose config names a
-	// program to run; safe.bareRepository keeps git from discovering
-	// one. core.fsmonitor would start a daemon or run a hook: a check
-	// starts nothing.
-	//
-	// status names paths from the current directory, quoted the one way
-	// appendStatus reads, and without colour, whatever the config says.
-	argv := []string{"-C", c.root, "-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false",
-		"-c", "status.relativePaths=true", "-c", "core.quotePath=true", "-c", "color.ui=false"}
-	for _, kv := range g.config {
-		argv = append(argv, "-c", kv)
+	return runGit(ctx, c.root, g)
+}
+
+// Git runs one git command in dir (git -C dir args...) as every git
+// process the-loop starts runs (see gitArgv and gitEnv), and returns its
+// standard output, of at most limit bytes. It is for a caller outside
+// this package with a repository of its own to read (a test corpus);
+// a checkout's are read through its methods. A failure is an error
+// naming the subcommand and the start of what git said.
+func Git(ctx context.Context, dir string, limit int, args ...string) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, errors.New("git: no subcommand")
 	}
-	argv = append(argv, g.args...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
+	out, _, err := runGit(ctx, dir, gitCmd{args: args, limit: limit})
+	return out, err
+}
+
+// runGit is the one place a git process is started.
+func runGit(ctx context.Context, dir string, g gitCmd) ([]byte, string, error) {
+	cmd := exec.CommandContext(ctx, "git", gitArgv(dir, g)...)
 	cmd.Env = append(gitEnv(), g.env...)
 	if g.stdin != "" {
 		cmd.Stdin = strings.NewReader(g.stdin)
@@ -357,6 +364,43 @@ func (c *Checkout) run(ctx context.Context, g gitCmd) ([]byte, string, error) {
 	}
 	return out.buf, string(stderr.buf), nil
 }
+
+// gitArgv is the command line of g, run in dir, with the settings every
+// git process the-loop starts runs with, whatever the repository's
+// configuration (and the files it includes) says. The checkout is
+// untrusted, and so is what a step before the gate may have written into
+// its .git.
+//
+// An untrusted tree can hold a bare repository whose config names a
+// program to run; safe.bareRepository keeps git from discovering one.
+// Nothing git could run is left on: core.fsmonitor would start a daemon
+// or run a hook, core.hooksPath names hooks (no command run here runs
+// one, and none may), core.pager a pager (never on a pipe; --no-pager
+// says so outright). No transport may be used (protocol.allow=never), so
+// no fetch, and with it no core.sshCommand, credential helper or askpass,
+// can start, even where git would fetch a partial clone's missing object
+// itself (before 2.45, which GIT_NO_LAZY_FETCH stops); credential.helper
+// is emptied as well. diff.external and textconv are refused by the diff
+// commands' own flags, filter drivers by status's settings (statusCmd).
+//
+// status names paths from the current directory, quoted the one way
+// appendStatus reads, and without colour, whatever the config says.
+func gitArgv(dir string, g gitCmd) []string {
+	argv := []string{"--no-pager", "-C", dir,
+		"-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false",
+		"-c", "core.hooksPath=" + nowhere, "-c", "protocol.allow=never", "-c", "credential.helper=",
+		"-c", "status.relativePaths=true", "-c", "core.quotePath=true", "-c", "color.ui=false"}
+	for _, kv := range g.config {
+		argv = append(argv, "-c", kv)
+	}
+	return append(argv, g.args...)
+}
+
+// nowhere is a path that cannot exist: a name under a file that is not a
+// directory. A setting pointed at it names nothing, wherever git runs and
+// whatever the checkout holds; a relative path would be read from the
+// checkout, whose files are the change's.
+var nowhere = filepath.Join(os.DevNull, "the-loop-none")
 
 // localGitEnv is what git itself clears when it runs in another
 // repository (git rev-parse --local-env-vars): a hook's GIT_DIR or
@@ -384,12 +428,24 @@ var localGitEnv = []string{
 // -l sizes, one at a time), taking a pathspec for the path it spells,
 // and speaking the C locale, whose messages diagnose and resolve can
 // read.
+//
+// And seeing the repository's objects as they are: a replace ref
+// (refs/replace/<id>) makes git read another object wherever one is
+// named, a whole commit id included, and a graft (info/grafts) gives a
+// commit other parents. Either would let what is in .git, not what was
+// committed, decide which rules --rules-from reads and which merge base
+// --changed counts from. GIT_NO_REPLACE_OBJECTS switches replace refs
+// off; grafts are not (git 2.39 reads them all the same), so the graft
+// file is one that cannot exist. A shallow clone's cut history stays:
+// it only hides ancestors, so a merge base can only be older (more is
+// counted as changed) or missing (the gate fails).
 func gitEnv() []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(localGitEnv, k) || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_")
 	})
-	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1", "GIT_LITERAL_PATHSPECS=1", "LC_ALL=C")
+	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1", "GIT_LITERAL_PATHSPECS=1", "LC_ALL=C",
+		"GIT_NO_REPLACE_OBJECTS=1", "GIT_GRAFT_FILE="+nowhere)
 }
 
 // cappedBuffer keeps at most limit bytes. Past it, a buffer that drops
@@ -496,7 +552,10 @@ func (c *Checkout) diagnose(ctx context.Context, rev, mergeBase string, failed e
 // in one git process. A rev that git finds ambiguous is refused with a
 // *GitError (see ambiguous); any other failure is left for diagnose.
 func (c *Checkout) resolve(ctx context.Context, rev string, prefix bool) (commit, dir string, err error) {
-	args := []string{"rev-parse"}
+	// --is-inside-work-tree first: a repository whose core.worktree
+	// names another directory would have status and ls-files read that
+	// directory's files as the change's, and the root's prefix be "".
+	args := []string{"rev-parse", "--is-inside-work-tree"}
 	if prefix {
 		args = append(args, "--show-prefix")
 	}
@@ -509,6 +568,11 @@ func (c *Checkout) resolve(ctx context.Context, rev string, prefix bool) (commit
 		return "", "", err
 	}
 	s := strings.TrimSuffix(string(out), "\n")
+	inside, s, _ := strings.Cut(s, "\n")
+	if inside != "true" {
+		return "", "", &GitError{Rev: rev, Msg: c.root + " is not in the work tree its git repository names (core.worktree points elsewhere)",
+			Hint: "the checkout's .git is not as a clone leaves it: run the gate on a fresh checkout"}
+	}
 	if prefix {
 		// The prefix is printed as it is; only the id after it is
 		// known to hold no newline.

@@ -421,3 +421,44 @@ func (fi *revFileInfo) Mode() fs.FileMode  { return fi.mode }
 func (fi *revFileInfo) ModTime() time.Time { return time.Time{} }
 func (fi *revFileInfo) IsDir() bool        { return fi.mode.IsDir() }
 func (fi *revFileInfo) Sys() any           { return nil }
+
+// Dirs lists the names of the directories directly in the directory rel,
+// sorted, in one git ls-tree; none when the revision has no directory
+// there. What the listing shows is remembered for Stat and ReadFile.
+func (r *Revision) Dirs(rel string) ([]string, error) {
+	p, err := Clean(rel)
+	if err != nil {
+		return nil, err
+	}
+	full := strings.TrimSuffix(r.prefix+p, "/.")
+	if p == "." {
+		full = strings.TrimSuffix(r.prefix, "/")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	args := []string{"ls-tree", "--full-tree", "-z", "-l", r.commit}
+	if full != "" {
+		// The trailing slash lists what is in it, not the name itself.
+		args = append(args, "--", full+"/")
+	}
+	out, err := r.c.git(ctx, maxGitOutput, args...)
+	if err != nil {
+		return nil, r.c.diagnose(ctx, "", "", err)
+	}
+	found, err := r.parse(string(out))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	maps.Copy(r.known, found)
+	r.mu.Unlock()
+	var names []string
+	for name, e := range found {
+		dir, base := path.Split(name)
+		if e.kind == entryTree && strings.TrimSuffix(dir, "/") == full {
+			names = append(names, base)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}

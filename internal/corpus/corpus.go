@@ -17,6 +17,7 @@ package corpus
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/the-loop/the-loop/repo"
 )
 
 // DefaultMirror is where the benchmark machine keeps the git mirror of the
@@ -70,6 +73,10 @@ type Source struct {
 // leaves workflow.specDir at the default.
 const specDir = "docs/specs"
 
+// maxArchive bounds the archive Load reads: the original's items and
+// harness come to a few MiB.
+const maxArchive = 256 << 20
+
 // Load reads the work items and the harness directory at the mirror's
 // HEAD, out of git's object store (`git archive`), so that the mirror's
 // working tree, if it has one, does not matter.
@@ -80,12 +87,11 @@ func Load(mirror string) (*Source, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%w: git is not installed", ErrNoMirror)
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("git", "-C", mirror, "archive", "--format=tar", "HEAD", specDir, ".the-loop")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// Through repo.Git, as every git process the-loop starts: the mirror
+	// is bare, named as such, since git finds no bare repository itself.
+	out, err := repo.Git(context.Background(), mirror, maxArchive, "--git-dir=.", "archive", "--format=tar", "HEAD", specDir, ".the-loop")
 	if err != nil {
-		return nil, fmt.Errorf("git archive in %s: %v: %s", mirror, err, stderr.String())
+		return nil, fmt.Errorf("git archive in %s: %w", mirror, err)
 	}
 	return read(tar.NewReader(bytes.NewReader(out)))
 }
