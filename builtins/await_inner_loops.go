@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/the-loop/the-loop/graph"
-	"github.com/the-loop/the-loop/internal/lazyregexp"
 	"github.com/the-loop/the-loop/repo"
 )
 
@@ -51,25 +50,19 @@ func (awaitInnerLoops) CheckParams(params map[string]any) error {
 	return noWithParams(awaitInnerLoopsName).check(params)
 }
 
-// repoSegment is one segment of a repository path. It becomes a directory
-// name, so it is narrow, and "." and ".." are refused separately.
-var repoSegment = lazyregexp.New(`^[A-Za-z0-9._-]+$`)
-
-// repoStateKey maps owner/repo (or host/owner/repo) to the directory name
-// owner__repo, refusing rather than rewriting anything unusable: a name
-// quietly sanitised into a valid one would file one repository's state under
-// another's.
+// repoStateKey maps owner/repo to the directory name owner__repo
+// (graph.RepoName.StateKey), refusing rather than rewriting anything
+// graph.ParseRepoName refuses: a name quietly sanitised into a valid one
+// would file one repository's state under another's. A GitHub Enterprise
+// host before owner/repo, which the original takes, is refused too: no
+// verb here makes an inner loop under such a key, so waiting on one would
+// wait forever.
 func repoStateKey(repo string) (string, error) {
-	parts := strings.Split(strings.TrimSpace(repo), "/")
-	if len(parts) < 2 {
-		return "", fmt.Errorf("repository must be <owner>/<repo>: %q", repo)
+	r, err := graph.ParseRepoName(strings.TrimSpace(repo))
+	if err != nil {
+		return "", err
 	}
-	for _, p := range parts {
-		if p == "." || p == ".." || !repoSegment.MatchString(p) {
-			return "", fmt.Errorf("unusable repository segment %q in %q", p, repo)
-		}
-	}
-	return strings.Join(parts, "__"), nil
+	return r.StateKey(), nil
 }
 
 // innerLoop is one inner loop found on disk: its directory under pr-loops/

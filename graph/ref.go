@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,8 +25,8 @@ func (e *RefError) Error() string {
 
 // ParseRef splits a work item ref, github:OWNER/REPO#N, into its owner,
 // repository and issue (or pull request) number. It is RefFor's inverse
-// and as strict: no space around or inside it, both names pass
-// IsGitHubName, the number is a positive decimal with no sign or leading
+// and as strict: no space around or inside it, OWNER/REPO is what
+// ParseRepoName takes, the number is a positive decimal with no sign or leading
 // zero that fits GitHub's 32 bits. A GitHub Enterprise host (the original
 // tool's github:HOST/OWNER/REPO#N) is refused: nothing here reaches one.
 // Anything else is a *RefError saying what a ref looks like.
@@ -46,14 +47,17 @@ func ParseRef(ref string) (owner, repo string, number int, err error) {
 	case len(parts) != 2:
 		return bad("want OWNER/REPO before the #")
 	}
-	for _, p := range parts {
-		if !IsGitHubName(p) {
-			return bad(fmt.Sprintf("%q is not a GitHub owner or repository name (letters, digits, '.', '_', '-', not starting with a punctuation mark)", p))
+	name, err := ParseRepoName(path)
+	if err != nil {
+		var e *RepoNameError
+		if errors.As(err, &e) && !e.Shape {
+			return bad(fmt.Sprintf("%q is not a GitHub owner or repository name (unusable repository segment: an owner is letters, digits, '-' and '_', at most 39; a name letters, digits, '.', '_' and '-', at most 100, not \".\" or \"..\")", e.Segment))
 		}
+		return bad("want OWNER/REPO before the #")
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n <= 0 || n > maxRefNumber || strconv.Itoa(n) != num {
 		return bad(fmt.Sprintf("issue number %q is not a positive whole number", num))
 	}
-	return parts[0], parts[1], n, nil
+	return name.Owner, name.Name, n, nil
 }

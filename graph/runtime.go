@@ -151,14 +151,7 @@ func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 	return item, nil
 }
 
-var (
-	issueID    = lazyregexp.New(`^issue-(\d+)$`)
-	githubName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-)
-
-// IsGitHubName reports whether s is a GitHub owner or repository name in
-// the charset this tool accepts: no quote, no newline, no colon, no slash.
-func IsGitHubName(s string) bool { return githubName.MatchString(s) }
+var issueID = lazyregexp.New(`^issue-(\d+)$`)
 
 // DeriveRef builds github:owner/repo#N from an issue-N id and owner/repo, or
 // "" when either does not have GitHub's shape: no ref is the fail-closed
@@ -172,13 +165,14 @@ func DeriveRef(id, originRepo string) string {
 	return RefFor(originRepo, n)
 }
 
-// RefFor builds github:owner/repo#number, or "" when it cannot.
+// RefFor builds github:owner/repo#number, or "" when it cannot: repoSlug
+// must be what ParseRepoName takes.
 func RefFor(repoSlug string, number int) string {
-	owner, repo, ok := strings.Cut(strings.TrimSpace(repoSlug), "/")
-	if !ok || !IsGitHubName(owner) || !IsGitHubName(repo) || number <= 0 {
+	r, err := ParseRepoName(repoSlug)
+	if err != nil || number <= 0 || number > maxRefNumber {
 		return ""
 	}
-	return fmt.Sprintf("%s%s/%s#%d", RefPrefix, owner, repo, number)
+	return fmt.Sprintf("%s%s#%d", RefPrefix, r, number)
 }
 
 // StateDir is where item's state lives, repository-relative.

@@ -44,11 +44,16 @@ func (e *Engine) baselinesOf(item, dir string, sel Selector) []*baseline {
 	if e.rules == nil {
 		return nil
 	}
+	// An unusable PR repository is refused where item's own state is read.
+	sub, err := e.stateSubpath(sel)
+	if err != nil {
+		return nil
+	}
 	var out []*baseline
 	for _, id := range e.floorsOf(item) {
 		at := dir
 		if id != item {
-			at = graph.StateDirOf(path.Join(e.SpecDirRel(), id), e.stateSubpath(sel))
+			at = graph.StateDirOf(path.Join(e.SpecDirRel(), id), sub)
 		}
 		if b := e.baselineOf(id, at); b != nil {
 			out = append(out, b)

@@ -386,7 +386,11 @@ func (e *Engine) runtime(recorded string, sel Selector, emit bool) (*graph.Runti
 	rt.Changed, _ = e.Changes() // Check has waited, and said a failure
 	name := sel.Loop()
 	if sel.PR > 0 {
-		rt.StateSubpath = innerLoopDir(sel.PR, sel.PRRepo)
+		sub, err := innerLoopDir(sel.PR, sel.PRRepo)
+		if err != nil {
+			return nil, err
+		}
+		rt.StateSubpath = sub
 		rt.PRRef = graph.RefFor(cmp.Or(sel.PRRepo, rt.Settings.OriginRepo), sel.PR)
 	} else if recorded != "" {
 		name = recorded
@@ -401,11 +405,20 @@ func (e *Engine) runtime(recorded string, sel Selector, emit bool) (*graph.Runti
 	return rt, nil
 }
 
-func innerLoopDir(pr int, prRepo string) string {
-	if owner, repo, ok := splitSlug(prRepo); ok {
-		return fmt.Sprintf("pr-loops/%s__%s/pr-%d", owner, repo, pr)
+// innerLoopDir is where pull request pr's inner loop keeps its state,
+// below its work item's folder: pr-loops/pr-N for one in the origin
+// repository (prRepo ""), pr-loops/OWNER__NAME/pr-N for one in prRepo. A
+// prRepo graph.ParseRepoName refuses is an error, never the origin's
+// directory nor a path built from it: it names a directory.
+func innerLoopDir(pr int, prRepo string) (string, error) {
+	if prRepo == "" {
+		return fmt.Sprintf("pr-loops/pr-%d", pr), nil
 	}
-	return fmt.Sprintf("pr-loops/pr-%d", pr)
+	r, err := graph.ParseRepoName(prRepo)
+	if err != nil {
+		return "", fmt.Errorf("the pull request's repository: %w", err)
+	}
+	return fmt.Sprintf("pr-loops/%s/pr-%d", r.StateKey(), pr), nil
 }
 
 // recordedLoop is the outer-path loop item's state records, "" for the
@@ -428,7 +441,11 @@ func (e *Engine) itemStateIn(files *graph.Files, item string, sel Selector) (st 
 	if err != nil {
 		return nil, "", "", err
 	}
-	dir = graph.StateDirOf(it.Dir, e.stateSubpath(sel))
+	sub, err := e.stateSubpath(sel)
+	if err != nil {
+		return nil, "", "", err
+	}
+	dir = graph.StateDirOf(it.Dir, sub)
 	st, err = graph.LoadStateIn(files, dir, item)
 	if err != nil || sel.PR > 0 {
 		return st, "", dir, err
@@ -436,11 +453,11 @@ func (e *Engine) itemStateIn(files *graph.Files, item string, sel Selector) (st 
 	return st, graph.OuterLoop(st.Loop), dir, nil
 }
 
-func (e *Engine) stateSubpath(sel Selector) string {
+func (e *Engine) stateSubpath(sel Selector) (string, error) {
 	if sel.PR > 0 {
 		return innerLoopDir(sel.PR, sel.PRRepo)
 	}
-	return ""
+	return "", nil
 }
 
 // ErrNoSpecDir is wrapped by Items when the spec directory does not exist.
@@ -904,13 +921,4 @@ func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.For
 		return nil, err
 	}
 	return rt.Force(item, to, reason, actor)
-}
-
-// splitSlug splits owner/name when both halves pass ValidGitHubName.
-func splitSlug(slug string) (owner, name string, ok bool) {
-	owner, name, ok = strings.Cut(slug, "/")
-	if !ok || !ValidGitHubName(owner) || !ValidGitHubName(name) {
-		return "", "", false
-	}
-	return owner, name, true
 }

@@ -71,6 +71,30 @@ func TestTheRecordedLoopSelectsTheGraphOnlyForOuterLoops(t *testing.T) {
 	}
 }
 
+// TestAnInnerLoopsRepositoryTheEngineCannotUseIsAnError: the engine does
+// not trust its caller to have read --pr-repo: a repository name that
+// graph.ParseRepoName refuses is an error, never the origin's pr-loops/pr-N
+// nor a path built from it.
+func TestAnInnerLoopsRepositoryTheEngineCannotUseIsAnError(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "docs/specs/issue-1"), 0o755)
+	e, err := Open(Options{Repo: root, Events: discard{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, repo := range []string{"../../etc", "evil/..", "a/b/c", "acme//app", "-x/y", "acme/app.git", " acme/app"} {
+		if rt, err := e.Runtime("issue-1", Selector{PR: 7, PRRepo: repo}); err == nil {
+			t.Errorf("%q: state under %q, want an error", repo, rt.StateSubpath)
+		}
+		if step, err := e.Advance("issue-1", Selector{PR: 7, PRRepo: repo}, nil); err == nil {
+			t.Errorf("%q: advanced to %+v, want an error", repo, step)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "docs/specs/issue-1/pr-loops")); !os.IsNotExist(err) {
+		t.Errorf("pr-loops/ was made: %v", err)
+	}
+}
+
 func TestCheckReportsInItemOrderAndWritesNothing(t *testing.T) {
 	root := t.TempDir()
 	writeBenchRepo(t, root, 12)

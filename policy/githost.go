@@ -108,8 +108,8 @@ func GitHubWebHost(base string) (string, error) {
 // parseGitHubURL reads owner and name from a git remote URL on host, in
 // the forms git and GitHub write one: https://[user@]HOST[:port]/O/R[.git],
 // ssh://git@HOST[:port]/O/R[.git] and git@HOST:O/R[.git]. A URL on any
-// other host, in any other form, or whose names fail ValidGitHubName is
-// not one: ok is false.
+// other host, in any other form, or whose OWNER/NAME graph.ParseRepoName
+// refuses is not one: ok is false.
 func parseGitHubURL(raw, host string) (owner, name string, ok bool) {
 	var h, p string
 	switch {
@@ -134,9 +134,9 @@ func parseGitHubURL(raw, host string) (owner, name string, ok bool) {
 		return "", "", false
 	}
 	p = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/"), ".git")
-	owner, name, ok = strings.Cut(p, "/")
-	if !ok || !ValidGitHubName(owner) || !ValidGitHubName(name) {
+	r, err := graph.ParseRepoName(p)
+	if err != nil {
 		return "", "", false
 	}
-	return owner, name, true
+	return r.Owner, r.Name, true
 }

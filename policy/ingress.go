@@ -70,7 +70,7 @@ func (e *Engine) AdoptAs(item, ref, owner, name string) string {
 }
 
 func (e *Engine) originFor(owner, name string) string {
-	if ValidGitHubName(owner) && ValidGitHubName(name) {
+	if validOrigin(owner, name) {
 		return owner + "/" + name
 	}
 	return ""

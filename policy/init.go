@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // InitReport is what Init did, or with DryRun would do.
@@ -93,12 +95,12 @@ func (e *Engine) initOrigin(github string) (owner, name string, err error) {
 		}
 		return "", "", nil
 	}
-	owner, name, ok := splitSlug(github)
-	if !ok {
-		return "", "", fmt.Errorf("--github: got %q, want OWNER/NAME in GitHub's charset (letters, digits, '.', '_', '-')", github)
+	r, perr := graph.ParseRepoName(github)
+	if perr != nil {
+		return "", "", fmt.Errorf("--github: %w", perr)
 	}
 	if remote && !strings.EqualFold(remoteOwner+"/"+remoteName, github) {
 		return "", "", fmt.Errorf("%w: origin is %s/%s, not %s; refusing to adopt it under that name", ErrForeignCheckout, remoteOwner, remoteName, github)
 	}
-	return owner, name, nil
+	return r.Owner, r.Name, nil
 }

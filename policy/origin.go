@@ -50,7 +50,7 @@ func originURL(co *repo.Checkout) string {
 
 // checkoutOrigin is the owner and name of the checkout's origin remote
 // when it is a GitHub repository on host whose names pass
-// ValidGitHubName; ok is false otherwise.
+// graph.ParseRepoName; ok is false otherwise.
 func checkoutOrigin(co *repo.Checkout, host string) (owner, name string, ok bool) {
 	return parseGitHubURL(originURL(co), host)
 }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // The GitHub Actions events a pull request's gate runs under
@@ -147,8 +149,8 @@ func parsePullRequestEvent(data []byte) (*PullRequest, error) {
 		return nil, fmt.Errorf("pull request number: got %d, want a positive number", pr.Number)
 	}
 	if pr.Repo != "" {
-		if _, _, ok := splitSlug(pr.Repo); !ok {
-			return nil, fmt.Errorf("repository.full_name: got %q, want OWNER/NAME", pr.Repo)
+		if _, err := graph.ParseRepoName(pr.Repo); err != nil {
+			return nil, fmt.Errorf("repository.full_name: got %q, want OWNER/NAME: %w", pr.Repo, err)
 		}
 	}
 	pr.HeadRef = strings.TrimPrefix(pr.HeadRef, "refs/heads/")
@@ -173,6 +175,9 @@ func PullRequestFrom(eventFile string, getenv func(string) string) (*PullRequest
 	}
 	if pr.Repo == "" {
 		pr.Repo = getenv("GITHUB_REPOSITORY")
+		if _, err := graph.ParseRepoName(pr.Repo); pr.Repo != "" && err != nil {
+			return nil, fmt.Errorf("$GITHUB_REPOSITORY: %w", err)
+		}
 	}
 	return pr, nil
 }

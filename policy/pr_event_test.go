@@ -73,3 +73,28 @@ func TestReadPullRequestEventRefusesWhatIsNoPullRequestsEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestPullRequestFromRefusesARunnersRepositoryThatIsNoOwnerSlashName: an
+// event without a repository belongs to $GITHUB_REPOSITORY's, which is read
+// by the one OWNER/NAME reader too: it names a pr-loops/ directory.
+func TestPullRequestFromRefusesARunnersRepositoryThatIsNoOwnerSlashName(t *testing.T) {
+	event := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(`{"pull_request": {"number": 3, "body": "", "head": {"ref": "x", "sha": "0"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for repo, ok := range map[string]bool{"acme/shop": true, "": true, "../../etc": false, "acme/..": false, "a/b/c": false, "acme": false} {
+		getenv := func(k string) string {
+			if k == "GITHUB_REPOSITORY" {
+				return repo
+			}
+			return ""
+		}
+		pr, err := PullRequestFrom(event, getenv)
+		if got := err == nil; got != ok {
+			t.Errorf("$GITHUB_REPOSITORY=%q: %+v, %v; want accepted %v", repo, pr, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "$GITHUB_REPOSITORY") {
+			t.Errorf("$GITHUB_REPOSITORY=%q: %v; want it named", repo, err)
+		}
+	}
+}

@@ -87,10 +87,15 @@ func (e *Engine) LinkedItems(pr *PullRequest) ([]Link, error) {
 func (e *Engine) boundLoops(pr *PullRequest, home string, add func(id, reason string)) error {
 	var dirs []string
 	if home == "" || pr.Repo == "" || strings.EqualFold(pr.Repo, home) {
-		dirs = append(dirs, innerLoopDir(pr.Number, ""))
+		dir, _ := innerLoopDir(pr.Number, "")
+		dirs = append(dirs, dir)
 	}
 	if pr.Repo != "" && !strings.EqualFold(pr.Repo, home) {
-		dirs = append(dirs, innerLoopDir(pr.Number, pr.Repo))
+		dir, err := innerLoopDir(pr.Number, pr.Repo)
+		if err != nil {
+			return err
+		}
+		dirs = append(dirs, dir)
 	}
 	items, err := e.Items()
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // A pull request's body links the issues it closes with GitHub's closing
@@ -18,9 +20,10 @@ var closingRef = regexp.MustCompile(`(?i)(?:^|[^\w/#-])(` +
 	`|(?:` + ownerRe + `/` + nameRe + `)?#([0-9]{1,9})` +
 	`|GH-([0-9]{1,9})))\b`)
 
-// GitHub's charset for an owner and a repository name.
+// GitHub's charset for an owner and a repository name, as wide as
+// graph.ParseRepoName's, which judges what these find.
 const (
-	ownerRe = `([A-Za-z0-9][A-Za-z0-9-]{0,38})`
+	ownerRe = `([A-Za-z0-9][A-Za-z0-9_-]{0,38})`
 	nameRe  = `([A-Za-z0-9._-]{1,100})`
 )
 
@@ -68,6 +71,11 @@ func ClosingRefs(body string) (refs []ClosingRef, truncated bool) {
 			}
 			n, err := strconv.Atoi(num)
 			if err != nil || n <= 0 {
+				continue
+			}
+			if _, err := graph.ParseRepoName(repo); repo != "" && err != nil {
+				// The pattern finds a reference in prose; the one reader
+				// of OWNER/NAME judges it ("acme/..#3" names nothing).
 				continue
 			}
 			key := strings.ToLower(repo) + "#" + strconv.Itoa(n)

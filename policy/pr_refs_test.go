@@ -34,6 +34,14 @@ func TestClosingRefsReadsGitHubsKeywords(t *testing.T) {
 		{"Fixes #1 and #2", []ref{{"", 1, "Fixes #1"}}},
 		// the same issue twice is one reference
 		{"Closes #5\nfixes #5 fixes #05", []ref{{"", 5, "Closes #5"}}},
+		// OWNER/NAME is read by graph.ParseRepoName: what it refuses names
+		// no repository, and no link is made to it
+		{"Closes acme/..#3", nil},
+		{"Closes acme/.#3", nil},
+		{"Fixes acme/app.git#3", nil},
+		{"Fixes https://github.com/acme/../issues/3", nil},
+		{"Fixes octocat_acme/notes#4", []ref{{"octocat_acme/notes", 4, "Fixes octocat_acme/notes#4"}}},
+		{"Fixes acme/.github#4", []ref{{"acme/.github", 4, "Fixes acme/.github#4"}}},
 		// not a closing reference
 		{"Refs #31", nil},
 		{"See #31", nil},

@@ -41,10 +41,13 @@ const provenance = "# yaml-language-server: $schema=" + SchemaURL + `
 # overwrites this file once it exists.
 `
 
-// ValidGitHubName reports whether s may be written into ticketing.github:
-// graph.IsGitHubName's charset has no quote, newline or colon, so a name
-// that passes cannot extend or re-key YAML.
-func ValidGitHubName(s string) bool { return graph.IsGitHubName(s) }
+// validOrigin reports whether owner/repo may be written into
+// ticketing.github: graph.ParseRepoName's charset has no quote, newline or
+// colon, so a name that passes cannot extend or re-key YAML.
+func validOrigin(owner, repo string) bool {
+	_, err := graph.ParseRepoName(owner + "/" + repo)
+	return err == nil
+}
 
 // Scaffold adopts root with the built-in default harness config: it writes
 // .the-loop/harness-config.yaml when no harness config exists under either
@@ -127,9 +130,10 @@ var (
 // withOrigin names owner/repo in the template's ticketing block by a
 // line-anchored replacement, bounded at the next top-level key, so every
 // comment of the template survives (a YAML round trip would drop them all).
-// Both names must pass ValidGitHubName, or the template is returned as it is.
+// owner/repo must be what graph.ParseRepoName takes, or the template is
+// returned as it is.
 func withOrigin(template, owner, repo string) string {
-	if !ValidGitHubName(owner) || !ValidGitHubName(repo) {
+	if !validOrigin(owner, repo) {
 		return template
 	}
 	lines := strings.Split(template, "\n")

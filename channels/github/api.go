@@ -285,16 +285,39 @@ func (a *apiTransport) scrub(s string) string {
 // backoff is the wait before retry attempt+1 of a transient failure.
 func backoff(attempt int) time.Duration { return time.Second << (attempt - 1) }
 
-// githubMessage is the "message" of a GitHub error answer, cut and made
-// printable; "" when the body carries none.
+// githubMessage is the "message" of a GitHub error answer, with what its
+// validation errors say (a 422's "errors", GitHub's validation-error
+// schema: a message, or a code and the field it is about), cut and made
+// printable; "" when the body carries none. "Validation Failed" alone
+// would not say that a comment's body is too long.
 func githubMessage(body []byte) string {
 	var e struct {
-		Message string `json:"message"`
+		Message string          `json:"message"`
+		Errors  json.RawMessage `json:"errors"`
 	}
 	if json.Unmarshal(body, &e) != nil {
 		return ""
 	}
-	return cut(e.Message, 200)
+	var details []struct {
+		Message string `json:"message"`
+		Code    string `json:"code"`
+		Field   string `json:"field"`
+	}
+	_ = json.Unmarshal(e.Errors, &details) // errors of another shape add nothing
+	msg := e.Message
+	for i, v := range details {
+		if i == 3 {
+			break
+		}
+		detail := v.Message
+		if detail == "" && v.Code != "" {
+			detail = strings.TrimSpace(v.Field + " " + v.Code)
+		}
+		if detail != "" {
+			msg += ": " + detail
+		}
+	}
+	return cut(msg, 300)
 }
 
 // cut is s with control characters made spaces, at most n bytes of it:

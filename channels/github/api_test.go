@@ -434,3 +434,19 @@ func TestGetLabelsIsTheOriginalsNameForListLabels(t *testing.T) {
 }
 
 var _ graph.Integration = (*Integration)(nil)
+
+func TestGithubMessageSaysWhatAValidationFailureIsAbout(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"message":"Not Found"}`, "Not Found"},
+		// GitHub's answer to a comment over its limit (validation-error).
+		{`{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"custom","field":"body","message":"body is too long (maximum is 65536 characters)"}],"documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment","status":"422"}`,
+			"Validation Failed: body is too long (maximum is 65536 characters)"},
+		{`{"message":"Validation Failed","errors":[{"resource":"Label","field":"name","code":"missing_field"}]}`, "Validation Failed: name missing_field"},
+		{`{"message":"Validation Failed","errors":"a string"}`, "Validation Failed"},
+		{`not json`, ""},
+	} {
+		if got := githubMessage([]byte(tc.body)); got != tc.want {
+			t.Errorf("githubMessage(%s) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}

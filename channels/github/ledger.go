@@ -174,7 +174,7 @@ func (l *Ledger) Record(ctx context.Context, e Entry) (Recorded, error) {
 		if look {
 			found, ok, err := l.find(e)
 			if err != nil {
-				return Recorded{Posts: posts - 1}, fmt.Errorf("ledger: look for the record %s on %s before posting it again: %w", e.ID, e.Work, err)
+				return Recorded{Posts: posts - 1}, fmt.Errorf("ledger: look for the record %s on %s before posting it: %w", e.ID, e.Work, err)
 			}
 			if ok {
 				found.Posts = posts - 1

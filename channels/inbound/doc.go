@@ -33,6 +33,8 @@
 // gate (ids and words, never the text).
 //
 // A [Pipeline] processes one [channels.Reply]; `the-loop reply` runs it
-// once, and `the-loop serve` runs it for every Slack event it accepts
-// ([Processor]).
+// once (through [Pipeline.ProcessAgain] when the message has an id, so
+// that running it again never records it twice), and `the-loop serve`
+// runs it for every Slack event it accepts ([Processor]). [Result.Done]
+// says whether a reply had every effect it asks for; `reply` exits by it.
 package inbound

@@ -167,14 +167,43 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 }
 
+// Done reports whether the reply had every effect it asks for: it was
+// processed, recorded on the work item's issue, and, for a
+// work-item.reply, delivered to the session. A gate.feedback or
+// control.command acts through its record alone (the ingress reads it),
+// so one that was not recorded was dropped (DropUnrecorded). A
+// work-item.reply recorded but not delivered, or delivered but not
+// recorded, is processed and not Done: handing it over again would give
+// the session the text twice, so the caller says so rather than retrying.
+// `the-loop reply` exits 0 only for a Done result.
+func (r Result) Done() bool {
+	switch {
+	case r.Outcome != OutcomeProcessed, r.Mirrored == nil || !*r.Mirrored:
+		return false
+	case r.Event == channels.EventReply:
+		return r.Delivered != nil && *r.Delivered
+	}
+	return true
+}
+
 // Process takes one reply through the pipeline. An error means it could
 // not be processed and nothing was delivered: the bindings could not be
 // read, ctx is done, or the ledger failed transiently (github.Transient)
-// to record it, so that processing it again later may succeed; the record
-// is then looked for before it is posted again. Everything else, drops
-// included, is a Result.
+// to record it, so that processing it again later may succeed (the
+// Result then says how far it got: its event, gate and work item, and
+// Mirrored false). Everything else, drops included, is a Result.
 func (p *Pipeline) Process(ctx context.Context, r channels.Reply) (Result, error) {
 	return p.process(ctx, r, false)
+}
+
+// ProcessAgain is Process for a reply an earlier attempt may have
+// recorded already, whose answer was lost: its record (by the message's
+// id, github.RecordID) is looked for on the issue before it is posted, so
+// processing a message again never records it twice, and the received
+// acknowledgement is not made again. It costs a listing of the issue's
+// comments; a reply with no id is recorded as by Process.
+func (p *Pipeline) ProcessAgain(ctx context.Context, r channels.Reply) (Result, error) {
+	return p.process(ctx, r, true)
 }
 
 // process is Process; retried says an earlier attempt at this reply may
@@ -239,7 +268,8 @@ func (p *Pipeline) process(ctx context.Context, r channels.Reply, retried bool) 
 	if err != nil {
 		// GitHub may answer later: nothing is delivered or acknowledged
 		// now, and the delivery is processed again.
-		return Result{}, err
+		res.Outcome, res.Mirrored = "", &mirrored
+		return res, err
 	}
 	res.Mirrored = &mirrored
 	if !mirrored && kind != channels.EventReply {
@@ -330,7 +360,13 @@ func (p *Pipeline) record(ctx context.Context, r channels.Reply, work channels.R
 		if transient {
 			return false, fmt.Errorf("record the reply on %s: %w", work, err)
 		}
-		res.Error = "record: " + err.Error()
+		if kind == channels.EventReply {
+			res.Error = "record: " + err.Error()
+		} else {
+			// Say what did not happen: the record is what the ingress
+			// reads, and the pipeline moves nothing itself.
+			res.Error = fmt.Sprintf("record: %v; so no %s reached %s, and nothing moved", err, kind, work)
+		}
 		return false, nil
 	}
 	f := map[string]any{"channel": p.cfg.Channel.Name, "work_item": work.String(), "actor": r.Author, "kind": kind}

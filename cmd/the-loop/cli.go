@@ -261,6 +261,13 @@ func (l LoopFlags) selector(ref string) (policy.Selector, error) {
 	case l.PRRepo != "" && l.PR == 0:
 		return policy.Selector{}, errors.New("--pr-repo names a repository, not a loop: pass --pr as well")
 	}
+	if l.PRRepo != "" {
+		// Refused before anything is opened: the name becomes a directory
+		// under pr-loops/.
+		if _, err := graph.ParseRepoName(l.PRRepo); err != nil {
+			return policy.Selector{}, fmt.Errorf("--pr-repo: %w", err)
+		}
+	}
 	return policy.Selector{PR: l.PR, PRRepo: l.PRRepo, Ref: ref}, nil
 }
 

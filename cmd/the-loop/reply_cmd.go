@@ -35,8 +35,24 @@ channel.* events serve writes.
 
 The thread must be bound (sessions bind REF --slack CHANNEL_ID:THREAD_TS),
 the author a person in routing.authorizedUsers with an id on the channel,
-and what the message becomes granted by channels.<name>.publish. Exit 0:
-processed; 1: dropped; 2: could not run.`
+and what the message becomes granted by channels.<name>.publish.
+
+reply moves no work item itself: a gate answer or a control command acts
+once the webhook ingress reads its record on the issue, so its record is
+its whole effect. A record over the 65,536 characters GitHub takes in a
+comment is refused before it is sent. With --ts, the record is looked for
+on the issue before it is posted, so running the same reply again never
+records it twice.
+
+Exit codes follow the effect:
+  0  done: recorded on the issue, and a work-item.reply delivered too;
+  1  not done, and running it again would not help: dropped (outcome says
+     why; unrecorded when GitHub refused the record of a gate answer or
+     control command, which then changed nothing), or a work-item.reply
+     processed in part (mirrored or delivered false; error says which);
+  2  could not run, or GitHub failed for now (outcome error): nothing was
+     delivered, and the record is not known to be on the issue; run it
+     again.`
 }
 
 func (c *ReplyCmd) Run(g *Globals, out *Output) error {
@@ -69,10 +85,22 @@ func (c *ReplyCmd) Run(g *Globals, out *Output) error {
 	for _, w := range warnings {
 		fmt.Fprintf(out.Stderr, "the-loop: warning: %s\n", w)
 	}
-	res, err := p.Process(context.Background(), channels.Reply{Channel: c.Channel, ChannelID: channelID, Thread: thread,
+	process := p.Process
+	if c.TS != "" {
+		// The caller's retry is the retry: a run whose answer from GitHub
+		// was lost may have posted the record.
+		process = p.ProcessAgain
+	}
+	res, err := process(context.Background(), channels.Reply{Channel: c.Channel, ChannelID: channelID, Thread: thread,
 		TS: c.TS, Author: c.Author, Text: c.Text})
 	if err != nil {
-		res = inbound.Result{Outcome: "error", Error: err.Error()}
+		res.Outcome, res.Error = "error", err.Error()
+		if github.Transient(err) {
+			res.Error += "; GitHub failed for now: the record is not known to be on the issue, and nothing was delivered; run the same reply again"
+			if c.TS == "" {
+				res.Error += " (give --ts, so that a record GitHub took is found rather than posted twice)"
+			}
+		}
 	}
 	if werr := writeJSON(out, res); werr != nil {
 		return werr
@@ -80,7 +108,7 @@ func (c *ReplyCmd) Run(g *Globals, out *Output) error {
 	switch {
 	case err != nil:
 		return exitCode(2)
-	case res.Outcome != inbound.OutcomeProcessed:
+	case !res.Done():
 		return exitCode(1)
 	}
 	return nil
