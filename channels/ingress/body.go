@@ -142,6 +142,9 @@ func (s *bodySlot) wasEvicted() bool {
 func (b *BodyReader) acquire(s *bodySlot, shed <-chan struct{}) bool {
 	wait := time.NewTimer(b.limits.SlotWait)
 	defer wait.Stop()
+	recheck := time.NewTicker(slowRead / 4)
+	defer recheck.Stop()
+	var cut *bodySlot // the read this one cut, until it gives its slot back
 	for {
 		b.mu.Lock()
 		if len(b.held) < b.limits.MaxReading {
@@ -149,14 +152,17 @@ func (b *BodyReader) acquire(s *bodySlot, shed <-chan struct{}) bool {
 			b.mu.Unlock()
 			return true
 		}
-		victim := b.victimLocked(s.addr)
+		if _, waiting := b.held[cut]; !waiting {
+			cut = b.victimLocked(s.addr)
+		}
 		freed := b.freed
 		b.mu.Unlock()
-		if victim != nil {
-			victim.evict()
+		if cut != nil {
+			cut.evict()
 		}
 		select {
 		case <-freed:
+		case <-recheck.C: // a read may have become slow enough to cut
 		case <-wait.C:
 			return false
 		case <-shed:

@@ -190,8 +190,11 @@ func hostOfString(addr string) string {
 		host = addr
 	}
 	ip := net.ParseIP(host)
-	if ip == nil || ip.To4() != nil {
+	if ip == nil {
 		return host
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
 	}
 	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
