@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +41,9 @@ func queueWithData(t *testing.T, path string, n int) int {
 	return os.Getpagesize()
 }
 
-// pagesOf lists the file's pages of the kind given (bbolt's page flags).
+// pagesOf lists the file's pages of the kind given (bbolt's page flags):
+// those in use and those freed, whose contents stay. A test damages them
+// all, so that the ones in use are damaged.
 func pagesOf(t *testing.T, data []byte, ps int, flags uint16) []int {
 	t.Helper()
 	var out []int
@@ -111,32 +115,36 @@ func TestADamagedQueueFileIsMovedAsideAndServeStartsAfresh(t *testing.T) {
 		{name: "a branch page pointing past the end of the file", damage: func(t *testing.T, path string) {
 			queueWithData(t, path, 300)
 			rewrite(t, path, func(d []byte, ps int) []byte {
-				p := pagesOf(t, d, ps, branchPage)[0]
-				binary.NativeEndian.PutUint64(d[p*ps+16+8:], uint64(len(d)/ps+1000))
+				for _, p := range pagesOf(t, d, ps, branchPage) {
+					binary.NativeEndian.PutUint64(d[p*ps+16+8:], uint64(len(d)/ps+1000))
+				}
 				return d
 			})
 		}},
 		{name: "a branch page pointing at itself", damage: func(t *testing.T, path string) {
 			queueWithData(t, path, 300)
 			rewrite(t, path, func(d []byte, ps int) []byte {
-				p := pagesOf(t, d, ps, branchPage)[0]
-				binary.NativeEndian.PutUint64(d[p*ps+16+8:], uint64(p))
+				for _, p := range pagesOf(t, d, ps, branchPage) {
+					binary.NativeEndian.PutUint64(d[p*ps+16+8:], uint64(p))
+				}
 				return d
 			})
 		}},
 		{name: "a leaf's element running past its page", damage: func(t *testing.T, path string) {
 			queueWithData(t, path, 300)
 			rewrite(t, path, func(d []byte, ps int) []byte {
-				p := pagesOf(t, d, ps, leafPage)[0]
-				binary.NativeEndian.PutUint32(d[p*ps+16+12:], 1<<30) // vsize
+				for _, p := range pagesOf(t, d, ps, leafPage) {
+					binary.NativeEndian.PutUint32(d[p*ps+16+12:], 1<<30) // vsize
+				}
 				return d
 			})
 		}},
 		{name: "a leaf's keys out of order", damage: func(t *testing.T, path string) {
 			queueWithData(t, path, 300)
 			rewrite(t, path, func(d []byte, ps int) []byte {
-				// The queue's keys are 8-byte sequence numbers: the first
-				// leaf holding them gets its first two swapped.
+				// The queue's keys are 8-byte sequence numbers: each leaf
+				// holding them gets its first two swapped.
+				swapped := false
 				for _, p := range pagesOf(t, d, ps, leafPage) {
 					e0, e1 := d[p*ps+16:], d[p*ps+32:]
 					if binary.NativeEndian.Uint32(e0[8:]) != 8 || binary.NativeEndian.Uint32(e1[8:]) != 8 {
@@ -147,10 +155,12 @@ func TestADamagedQueueFileIsMovedAsideAndServeStartsAfresh(t *testing.T) {
 					a, b := bytes.Clone(d[k0:k0+8]), bytes.Clone(d[k1:k1+8])
 					copy(d[k0:], b)
 					copy(d[k1:], a)
-					return d
+					swapped = true
 				}
-				t.Fatal("no leaf of sequence keys")
-				return nil
+				if !swapped {
+					t.Fatal("no leaf of sequence keys")
+				}
+				return d
 			})
 		}},
 		{name: "the freelist pointing past the end of the file", damage: func(t *testing.T, path string) {
@@ -337,6 +347,17 @@ func TestAFileTruncatedUnderARunningQueueIsAnErrorNotACrash(t *testing.T) {
 	}
 	if _, err := e.q.Accept(delivery("again", "issue_comment", "github:acme/shop#1")); !errors.Is(err, ErrFaulted) {
 		t.Errorf("a second Accept: %v, want ErrFaulted without touching the file", err)
+	}
+	hh, _ := NewHandler(e.q, Options{Secret: secret, Log: e.log})
+	w := httptest.NewRecorder()
+	hh.ServeHTTP(w, post(commentBody, nil))
+	if w.Code != http.StatusInternalServerError {
+		t.Errorf("a delivery to the faulted queue: %d, want 500", w.Code)
+	}
+	w = httptest.NewRecorder()
+	hh.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("the health probe of a faulted queue: %d, want 503", w.Code)
 	}
 	if err := e.q.Close(); !errors.Is(err, ErrFaulted) {
 		t.Errorf("Close: %v, want ErrFaulted", err)
