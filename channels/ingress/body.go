@@ -75,11 +75,13 @@ func (b *BodyReader) Read(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	s := &bodySlot{addr: hostOfString(r.RemoteAddr), start: time.Now(), cut: func() { _ = rc.SetReadDeadline(time.Now()) }}
 	conn := connOf(r)
+	// Waiting for a slot, it may be closed to make room for a newcomer:
+	// what it waits for is what others hold.
+	conn.protect(false)
 	if !b.acquire(s, conn.shedding()) {
 		return fail(&BodyError{http.StatusServiceUnavailable, RejectUnavailable, "too many requests being read at once; try again"})
 	}
-	// A connection holding a slot is not closed to make room for another:
-	// the slots are what the newcomer would wait for.
+	// Holding one, it is not: there are far fewer slots than connections.
 	conn.protect(true)
 	release = func() { b.release(s) }
 	s.start = time.Now()

@@ -1,9 +1,11 @@
 package ingress
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -26,6 +28,7 @@ type connTable struct {
 	mu     sync.Mutex
 	conns  map[*tableConn]struct{}
 	byAddr map[string]int
+	peek   []byte // scratch for requestWaiting
 }
 
 func newConnTable(ln net.Listener, max int, onShed func(addr string)) *connTable {
@@ -114,15 +117,7 @@ func (t *connTable) add(c *tableConn) (victim *tableConn, ok bool) {
 	defer t.mu.Unlock()
 	if len(t.conns) >= t.max {
 		t.byAddr[c.addr]++ // the newcomer counts toward its address
-		for v := range t.conns {
-			if v.protected {
-				continue
-			}
-			if victim == nil || t.byAddr[v.addr] > t.byAddr[victim.addr] ||
-				t.byAddr[v.addr] == t.byAddr[victim.addr] && v.since.Before(victim.since) {
-				victim = v
-			}
-		}
+		victim = t.victimLocked()
 		t.byAddr[c.addr]--
 		if victim == nil {
 			return nil, false
@@ -133,6 +128,45 @@ func (t *connTable) add(c *tableConn) (victim *tableConn, ok bool) {
 	t.byAddr[c.addr]++
 	return victim, true
 }
+
+// victimLocked chooses the connection to close: of those not protected,
+// the oldest of the address holding the most, passing over one whose
+// whole request head is waiting in its socket (sent at once, the server
+// not yet come to it: under load a fresh connection from a quick caller
+// can be the oldest of its address before its goroutine runs).
+func (t *connTable) victimLocked() *tableConn {
+	cands := make([]*tableConn, 0, len(t.conns))
+	for v := range t.conns {
+		if !v.protected {
+			cands = append(cands, v)
+		}
+	}
+	slices.SortFunc(cands, func(a, b *tableConn) int {
+		if n := cmp.Compare(t.byAddr[b.addr], t.byAddr[a.addr]); n != 0 {
+			return n
+		}
+		return a.since.Compare(b.since)
+	})
+	if t.peek == nil {
+		t.peek = make([]byte, peekSize)
+	}
+	for i, v := range cands {
+		if i >= maxPeeks || !requestWaiting(v.Conn, t.peek) {
+			return v
+		}
+	}
+	if len(cands) > 0 {
+		return cands[0]
+	}
+	return nil
+}
+
+// peekSize covers a request head of the server's MaxHeaderBytes and its
+// request line; maxPeeks bounds the sockets looked into for one newcomer.
+const (
+	peekSize = 66 << 10
+	maxPeeks = 16
+)
 
 func (t *connTable) remove(c *tableConn) {
 	t.mu.Lock()
@@ -160,9 +194,9 @@ func (t *connTable) connState(nc net.Conn, s http.ConnState) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if s != http.StateActive {
-		c.protected = false
-	}
+	// From its head read to its answer a request is the server's work,
+	// except while it waits for a body slot (see BodyReader.Read).
+	c.protected = s == http.StateActive
 	c.since = time.Now()
 }
 
