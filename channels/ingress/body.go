@@ -1,10 +1,12 @@
 package ingress
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -12,28 +14,33 @@ import (
 // BodyReader reads the bodies of the requests an endpoint of serve takes,
 // under the bounds every endpoint shares: each body may be read into
 // memory before its signature can be checked, and nobody has to prove
-// anything to send one. So at most Limits.MaxReading are read at once (a
-// request waits up to Limits.SlotWait for a slot), each must keep
-// Limits.MinBodyRate after Limits.BodyGrace and arrive within
-// Limits.BodyTimeout, and none may be over its endpoint's limit.
+// anything to send one. So the bodies read at once may claim at most
+// Limits.MaxReading times the endpoint's limit: each claims its
+// Content-Length, or the limit when it has none. A request waits up to
+// Limits.SlotWait for room, each body must keep Limits.MinBodyRate after
+// Limits.BodyGrace and arrive within Limits.BodyTimeout, and none may be
+// over the endpoint's limit.
 //
-// When every slot is taken, a newcomer takes the slot of the oldest read
-// of the remote address holding the most slots, if that address holds
-// more than the newcomer's own, or else of any read held longer than a
-// payload sent at once takes: a caller trickling bodies on many
-// connections cannot keep a delivery out. It is safe for concurrent use.
+// When there is no room, a newcomer cuts reads to make it: of those of a
+// remote address claiming more than the newcomer's own, or else of those
+// held longer than a payload sent at once takes, the largest claim first,
+// then the oldest. A caller trickling bodies on many connections holds
+// room only by claiming it, and what claims the most gives way first;
+// GitHub's deliveries claim a few KiB. It is safe for concurrent use.
 type BodyReader struct {
 	max    int64
 	limits Limits
 
 	mu    sync.Mutex
 	held  map[*bodySlot]struct{}
+	used  int64         // the claims of held
 	freed chan struct{} // closed, and replaced, when a slot is given back
 }
 
 // bodySlot is a body being read.
 type bodySlot struct {
 	addr  string
+	claim int64 // bytes of room it holds
 	start time.Time
 	// cut makes the read fail now; guarded by mu with done, so that it is
 	// never called once the read has given its slot back.
@@ -73,7 +80,11 @@ func (b *BodyReader) Read(w http.ResponseWriter, r *http.Request) (body []byte, 
 		_ = rc.SetReadDeadline(time.Now())
 		return nil, nil, e
 	}
-	s := &bodySlot{addr: hostOfString(r.RemoteAddr), start: time.Now(), cut: func() { _ = rc.SetReadDeadline(time.Now()) }}
+	claim := b.max
+	if r.ContentLength >= 0 && r.ContentLength < claim {
+		claim = r.ContentLength
+	}
+	s := &bodySlot{addr: hostOfString(r.RemoteAddr), claim: claim, start: time.Now(), cut: func() { _ = rc.SetReadDeadline(time.Now()) }}
 	conn := connOf(r)
 	// Waiting for a slot, it may be closed to make room for a newcomer:
 	// what it waits for is what others hold.
@@ -139,28 +150,40 @@ func (s *bodySlot) wasEvicted() bool {
 	return s.evicted
 }
 
-// acquire waits up to SlotWait for a slot for s, taking one from another
-// read when every slot is held (see BodyReader).
+// acquire waits up to SlotWait for room for s, cutting other reads when
+// there is none (see BodyReader).
 func (b *BodyReader) acquire(s *bodySlot, shed <-chan struct{}) bool {
 	wait := time.NewTimer(b.limits.SlotWait)
 	defer wait.Stop()
 	recheck := time.NewTicker(slowRead / 4)
 	defer recheck.Stop()
-	var cut *bodySlot // the read this one cut, until it gives its slot back
+	budget := int64(b.limits.MaxReading) * b.max
+	// Small claims are many to a budget: their number is bounded too, so
+	// that the connections reading them stay far fewer than the table's.
+	maxHeld := readsPerBody * b.limits.MaxReading
+	var cut []*bodySlot // the reads this one cut, until they give their room back
 	for {
 		b.mu.Lock()
-		if len(b.held) < b.limits.MaxReading {
+		if b.used+s.claim <= budget && len(b.held) < maxHeld {
 			b.held[s] = struct{}{}
+			b.used += s.claim
 			b.mu.Unlock()
 			return true
 		}
-		if _, waiting := b.held[cut]; !waiting {
-			cut = b.victimLocked(s.addr)
+		cut = slices.DeleteFunc(cut, func(c *bodySlot) bool { _, ok := b.held[c]; return !ok })
+		var freeing int64
+		for _, c := range cut {
+			freeing += c.claim
+		}
+		var more []*bodySlot
+		if needBytes, needReads := b.used-freeing+s.claim-budget, len(b.held)-len(cut)+1-maxHeld; needBytes > 0 || needReads > 0 {
+			more = b.victimsLocked(s, needBytes, needReads)
+			cut = append(cut, more...)
 		}
 		freed := b.freed
 		b.mu.Unlock()
-		if cut != nil {
-			cut.evict()
+		for _, c := range more {
+			c.evict()
 		}
 		select {
 		case <-freed:
@@ -173,26 +196,45 @@ func (b *BodyReader) acquire(s *bodySlot, shed <-chan struct{}) bool {
 	}
 }
 
-// victimLocked chooses the read a newcomer from addr may cut, or nil.
-func (b *BodyReader) victimLocked(addr string) *bodySlot {
-	count := map[string]int{}
+// victimsLocked chooses reads a newcomer s may cut to free need bytes and
+// reads; nil when those it may cut would not free enough.
+func (b *BodyReader) victimsLocked(s *bodySlot, need int64, reads int) []*bodySlot {
+	claims := map[string]int64{}
 	for h := range b.held {
-		count[h.addr]++
+		claims[h.addr] += h.claim
 	}
-	var victim *bodySlot
+	var cands []*bodySlot
 	for h := range b.held {
 		if !h.cuttable() {
 			continue
 		}
-		if count[h.addr] <= count[addr] && time.Since(h.start) < slowRead {
+		if claims[h.addr] <= claims[s.addr] && time.Since(h.start) < slowRead {
 			continue
 		}
-		if victim == nil || count[h.addr] > count[victim.addr] ||
-			count[h.addr] == count[victim.addr] && h.start.Before(victim.start) {
-			victim = h
-		}
+		cands = append(cands, h)
 	}
-	return victim
+	slices.SortFunc(cands, func(x, y *bodySlot) int {
+		if n := cmp.Compare(claims[y.addr], claims[x.addr]); n != 0 {
+			return n
+		}
+		if n := cmp.Compare(y.claim, x.claim); n != 0 {
+			return n
+		}
+		return x.start.Compare(y.start)
+	})
+	var out []*bodySlot
+	for _, h := range cands {
+		if need <= 0 && reads <= 0 {
+			break
+		}
+		out = append(out, h)
+		need -= h.claim
+		reads--
+	}
+	if need > 0 || reads > 0 {
+		return nil
+	}
+	return out
 }
 
 // cuttable: s is still reading, and has not been cut.
@@ -230,6 +272,7 @@ func (b *BodyReader) release(s *bodySlot) {
 		return
 	}
 	delete(b.held, s)
+	b.used -= s.claim
 	close(b.freed)
 	b.freed = make(chan struct{})
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func TestWhenEverySlotIsHeldANewcomerCutsTheHolderOfTheMost(t *testing.T) {
+func TestWhenThereIsNoRoomANewcomerCutsTheHolderOfTheMost(t *testing.T) {
 	now := time.Now()
 	old := now.Add(-time.Hour)
 	type read struct {
@@ -42,8 +42,14 @@ func TestWhenEverySlotIsHeldANewcomerCutsTheHolderOfTheMost(t *testing.T) {
 				slots = append(slots, b.hold(h.addr, h.start, h.done))
 			}
 			b.mu.Lock()
-			v := b.victimLocked(c.newcomer)
+			vs := b.victimsLocked(&bodySlot{addr: c.newcomer, claim: 1}, 1, 0)
 			b.mu.Unlock()
+			var v *bodySlot
+			if len(vs) == 1 {
+				v = vs[0]
+			} else if len(vs) > 1 {
+				t.Fatalf("cut %d reads to make room for 1 byte", len(vs))
+			}
 			got := -1
 			for i, s := range slots {
 				if s == v {
@@ -145,14 +151,16 @@ func TestABodySentSlowerThanTheMinimumRateIsCutAfterItsGrace(t *testing.T) {
 	}
 }
 
-// Two callers trickling hold both slots, at a pace the rate allows; a
-// delivery sent at once, from another address and from theirs, is read.
+// Two callers trickling hold all the room, at a pace the rate allows; a
+// delivery sent at once, from another address and from theirs, is read,
+// and one of them is cut.
 func TestATrickledBodyGivesWayToADeliverySentAtOnce(t *testing.T) {
 	for _, from := range []string{"127.0.0.2", "127.0.0.1"} {
 		t.Run("from "+from, func(t *testing.T) {
 			addr, b := bodyServer(t, Limits{MaxReading: 2, BodyTimeout: time.Hour, MinBodyRate: 1, SlotWait: time.Minute})
-			a1 := trickle(t, addr, "127.0.0.1", 4000, 100*time.Millisecond)
-			a2 := trickle(t, addr, "127.0.0.1", 4000, 100*time.Millisecond)
+			// Each claims the largest body: two fill the room.
+			a1 := trickle(t, addr, "127.0.0.1", 1<<20, 100*time.Millisecond)
+			a2 := trickle(t, addr, "127.0.0.1", 1<<20, 100*time.Millisecond)
 			for {
 				b.mu.Lock()
 				n := len(b.held)
@@ -176,5 +184,27 @@ func TestATrickledBodyGivesWayToADeliverySentAtOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Small claims fit many to the room, but not without bound: once as many
+// reads as allowed are held, a newcomer from another address cuts one of
+// the address holding them.
+func TestManySmallClaimsAreBoundedInNumberToo(t *testing.T) {
+	b := newBodyReader(1<<10, Limits{MaxReading: 1})
+	for range readsPerBody {
+		b.holdClaim("a", 1)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+1 > int64(b.limits.MaxReading)*b.max {
+		t.Fatal("the claims fill the room: the test is not of the count")
+	}
+	vs := b.victimsLocked(&bodySlot{addr: "c", claim: 1}, 0, 1)
+	if len(vs) != 1 || vs[0].addr != "a" {
+		t.Errorf("cut %v, want one of a's reads", vs)
+	}
+	if vs := b.victimsLocked(&bodySlot{addr: "a", claim: 1}, 0, 1); vs != nil {
+		t.Errorf("a newcomer from a cut its own fresh reads: %v", vs)
 	}
 }

@@ -1,25 +1,29 @@
 package ingress
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"net"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // connTable is a listener that holds at most max connections open. It
 // never makes a newcomer wait in the kernel's backlog, where GitHub's
 // connection would sit behind thousands of callers sending their headers
-// a line a second: when it is full, it closes the oldest connection of
-// the remote address that holds the most, counting the newcomer, among
-// those that do not hold a body slot (still sending their request's
-// headers, idle between requests, or waiting for a slot). Only when every
-// connection holds one is the newcomer closed instead; there are far fewer
-// slots than connections. The server's ConnState hook and the body reader
-// (through the request's context) tell it which connections hold one.
+// a line a second: when it is full, it closes a connection that is not
+// the server's work (one still sending its request's head, idle between
+// requests, or waiting for a body slot), the oldest of the remote address
+// that holds the most, counting the newcomer. Only when every connection
+// is the server's work is the newcomer closed instead; a request is that
+// only from its head's arrival to its answer, and the body slots, far
+// fewer than the connections, bound how long. The server's ConnState hook
+// and the body reader (through the request's context) say which
+// connections are.
 type connTable struct {
 	net.Listener
 	max    int
@@ -45,10 +49,39 @@ type tableConn struct {
 	addr string
 	// Guarded by t.mu.
 	since     time.Time // when it last changed state
-	protected bool      // holds a body slot, until it is answered
+	protected bool      // the server's work: its head read, not waiting for a slot
+	waiting   bool      // in a handler, waiting for a body slot
 	removed   bool
 	shed      chan struct{} // closed when the table closes it
+
+	// headRead: the server has read a whole request head off it and not
+	// yet said so (StateActive). Set by Read, on the server's goroutine,
+	// which also resets it; the table reads it.
+	headRead atomic.Bool
+	tail     [3]byte // the last bytes Read saw, for a terminator split across reads
+	tailLen  int
 }
+
+// Read notes when a whole request head has been read while the connection
+// is between requests: from then until the server marks it active it is
+// a request being served, not a caller still sending.
+func (c *tableConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && !c.headRead.Load() {
+		var probe [headProbe]byte
+		k := copy(probe[:], c.tail[:c.tailLen])
+		k += copy(probe[k:], b[:min(n, headProbe-k)])
+		if bytes.Contains(probe[:k], headEnd) || bytes.Contains(b[:n], headEnd) {
+			c.headRead.Store(true)
+		}
+		c.tailLen = copy(c.tail[:], b[max(0, n-3):n])
+	}
+	return n, err
+}
+
+var headEnd = []byte("\r\n\r\n")
+
+const headProbe = 16
 
 // connKey is the request context's key of the *tableConn it came on.
 type connKey struct{}
@@ -67,14 +100,14 @@ func connContext(ctx context.Context, nc net.Conn) context.Context {
 	return ctx
 }
 
-// protect marks c as holding a body slot, or no longer.
+// protect marks c as the server's work, or as waiting for a body slot.
 func (c *tableConn) protect(on bool) {
 	if c == nil {
 		return
 	}
 	c.t.mu.Lock()
 	defer c.t.mu.Unlock()
-	c.protected = on
+	c.protected, c.waiting = on, !on
 }
 
 // shedding is closed when the table closes c to make room; nil for none.
@@ -129,19 +162,29 @@ func (t *connTable) add(c *tableConn) (victim *tableConn, ok bool) {
 	return victim, true
 }
 
-// victimLocked chooses the connection to close: of those not protected,
-// the oldest of the address holding the most, passing over one whose
-// whole request head is waiting in its socket (sent at once, the server
-// not yet come to it: under load a fresh connection from a quick caller
-// can be the oldest of its address before its goroutine runs).
+// victimLocked chooses the connection to close. First a connection still
+// sending its request's head or idle, then one waiting for a body slot
+// (which gives up within SlotWait anyway); of those, the oldest of the
+// address holding the most. A connection whose whole request head has
+// arrived, in the server's buffer or waiting in its socket, is passed
+// over: under load a quick caller's fresh connection can be the oldest of
+// its address before its goroutine runs.
 func (t *connTable) victimLocked() *tableConn {
 	cands := make([]*tableConn, 0, len(t.conns))
 	for v := range t.conns {
-		if !v.protected {
+		// headRead means something only between requests: once active,
+		// what Read sees is a body.
+		if !v.protected && (v.waiting || !v.headRead.Load()) {
 			cands = append(cands, v)
 		}
 	}
 	slices.SortFunc(cands, func(a, b *tableConn) int {
+		if a.waiting != b.waiting {
+			if a.waiting {
+				return 1
+			}
+			return -1
+		}
 		if n := cmp.Compare(t.byAddr[b.addr], t.byAddr[a.addr]); n != 0 {
 			return n
 		}
@@ -151,12 +194,9 @@ func (t *connTable) victimLocked() *tableConn {
 		t.peek = make([]byte, peekSize)
 	}
 	for i, v := range cands {
-		if i >= maxPeeks || !requestWaiting(v.Conn, t.peek) {
+		if v.waiting || i >= maxPeeks || !requestWaiting(v.Conn, t.peek) {
 			return v
 		}
-	}
-	if len(cands) > 0 {
-		return cands[0]
 	}
 	return nil
 }
@@ -165,7 +205,7 @@ func (t *connTable) victimLocked() *tableConn {
 // request line; maxPeeks bounds the sockets looked into for one newcomer.
 const (
 	peekSize = 66 << 10
-	maxPeeks = 16
+	maxPeeks = 64
 )
 
 func (t *connTable) remove(c *tableConn) {
@@ -196,8 +236,12 @@ func (t *connTable) connState(nc net.Conn, s http.ConnState) {
 	defer t.mu.Unlock()
 	// From its head read to its answer a request is the server's work,
 	// except while it waits for a body slot (see BodyReader.Read).
-	c.protected = s == http.StateActive
+	c.protected, c.waiting = s == http.StateActive, false
 	c.since = time.Now()
+	if s == http.StateIdle {
+		c.headRead.Store(false)
+		c.tailLen = 0
+	}
 }
 
 // open is the number of connections held.

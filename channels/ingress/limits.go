@@ -10,8 +10,9 @@ import "time"
 const (
 	// DefaultMaxConns bounds the connections open at once.
 	DefaultMaxConns = 512
-	// DefaultMaxReading bounds the bodies read at once: each may take
-	// MaxBody of memory before its signature can be checked.
+	// DefaultMaxReading bounds the bodies read at once, as a number of
+	// bodies of an endpoint's largest size: each takes up to its claim
+	// (its Content-Length) of memory before its signature can be checked.
 	DefaultMaxReading = 8
 	// DefaultHeaderTimeout bounds how long a request's headers may take
 	// to arrive.
@@ -29,6 +30,9 @@ const (
 	// DefaultIdleTimeout bounds how long a connection may wait between
 	// requests.
 	DefaultIdleTimeout = 30 * time.Second
+	// readsPerBody: the reads at once may be this many times MaxReading,
+	// when their claims are small.
+	readsPerBody = 8
 	// slowRead is how long a body read may hold its slot before a
 	// newcomer may take it even from an address that holds no more than
 	// the newcomer's own: a payload that is sent at once is read well
@@ -39,14 +43,14 @@ const (
 // Limits bound what callers may hold of a server. Each zero field takes
 // its default.
 //
-// When the connections or the body slots are all taken, a newcomer takes
-// one from the remote address that holds the most: the oldest of its
-// connections still sending its headers or idle between requests, or the
-// oldest of its body reads (any address's, once that read is slower than a
-// payload sent at once). So one address cannot crowd out others, and
-// behind a reverse proxy, where every request comes from one address, the
-// slowest give way to the quick. Nothing is taken from anyone while there
-// is room.
+// When the connections or the room for bodies are all taken, a newcomer
+// takes what it needs from the remote address that holds the most: the
+// oldest of its connections still sending its headers, idle between
+// requests or waiting for room (see connTable), or its reads claiming the
+// most (any address's, once a read is slower than a payload sent at once:
+// see BodyReader). So one address cannot crowd out others, and behind a
+// reverse proxy, where every request comes from one address, the slow give
+// way to the quick. Nothing is taken from anyone while there is room.
 type Limits struct {
 	MaxConns      int
 	MaxReading    int
