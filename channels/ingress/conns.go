@@ -2,11 +2,9 @@ package ingress
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,42 +168,53 @@ func (t *connTable) add(c *tableConn) (victim *tableConn, ok bool) {
 // over: under load a quick caller's fresh connection can be the oldest of
 // its address before its goroutine runs.
 func (t *connTable) victimLocked() *tableConn {
-	cands := make([]*tableConn, 0, len(t.conns))
-	for v := range t.conns {
-		// headRead means something only between requests: once active,
-		// what Read sees is a body.
-		if !v.protected && (v.waiting || !v.headRead.Load()) {
-			cands = append(cands, v)
-		}
-	}
-	slices.SortFunc(cands, func(a, b *tableConn) int {
-		if a.waiting != b.waiting {
-			if a.waiting {
-				return 1
-			}
-			return -1
-		}
-		if n := cmp.Compare(t.byAddr[b.addr], t.byAddr[a.addr]); n != 0 {
-			return n
-		}
-		return a.since.Compare(b.since)
-	})
 	if t.peek == nil {
 		t.peek = make([]byte, peekSize)
 	}
-	for i, v := range cands {
-		if v.waiting || i >= maxPeeks || !requestWaiting(v.Conn, t.peek) {
-			return v
+	// One pass per try, not a sort: this runs for every connection
+	// accepted while the table is full, which is when accepting fast
+	// matters most.
+	var passed map[*tableConn]bool
+	for try := 0; ; try++ {
+		var best *tableConn
+		for v := range t.conns {
+			// headRead means something only between requests: once
+			// active, what Read sees is a body.
+			if v.protected || (!v.waiting && v.headRead.Load()) || passed[v] {
+				continue
+			}
+			if best == nil || t.sheddableBefore(v, best) {
+				best = v
+			}
 		}
+		if best == nil || best.waiting || try >= maxPeeks || !requestWaiting(best.Conn, t.peek) {
+			return best
+		}
+		if passed == nil {
+			passed = map[*tableConn]bool{}
+		}
+		passed[best] = true
 	}
-	return nil
+}
+
+// sheddableBefore orders the connections a full table may close: those
+// still sending their head or idle before those waiting for room, then
+// the address holding the most, then the oldest.
+func (t *connTable) sheddableBefore(a, b *tableConn) bool {
+	if a.waiting != b.waiting {
+		return !a.waiting
+	}
+	if na, nb := t.byAddr[a.addr], t.byAddr[b.addr]; na != nb {
+		return na > nb
+	}
+	return a.since.Before(b.since)
 }
 
 // peekSize covers a request head of the server's MaxHeaderBytes and its
 // request line; maxPeeks bounds the sockets looked into for one newcomer.
 const (
 	peekSize = 66 << 10
-	maxPeeks = 64
+	maxPeeks = 16
 )
 
 func (t *connTable) remove(c *tableConn) {

@@ -364,3 +364,16 @@ func TestAFileTruncatedUnderARunningQueueIsAnErrorNotACrash(t *testing.T) {
 	}
 	e.q = nil
 }
+
+// The queue never writes a file it would refuse on the next start: a
+// delivery that would take it past MaxQueueFile is refused as a full
+// queue (503), and a smaller one is still taken.
+func TestAcceptRefusesADeliveryThatWouldTakeTheFilePastItsBound(t *testing.T) {
+	e := newEnv(t, Options{MaxQueueFile: allocSlack + 1<<20})
+	big := delivery("big", "issue_comment", "github:acme/shop#1")
+	big.Body = []byte(`{"pad":"` + strings.Repeat("x", 1<<20) + `"}`)
+	if _, err := e.q.Accept(big); !errors.Is(err, ErrQueueFull) {
+		t.Errorf("a delivery past the bound: %v, want ErrQueueFull", err)
+	}
+	e.accept("small", "github:acme/shop#1")
+}

@@ -214,4 +214,3 @@ func tail(s string, lines int) string {
 	l := strings.Split(s, "\n")
 	return strings.Join(l[max(0, len(l)-lines):], "\n")
 }
-
