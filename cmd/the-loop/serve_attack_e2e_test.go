@@ -176,7 +176,16 @@ func TestServeAnswersSignedDeliveriesWhileAnAttackerHoldsConnectionsAndBodies(t 
 	}
 
 	var ids []string
-	for _, src := range []struct{ name, from string }{{"own address", "127.0.0.2"}, {"the attacker's address", "127.0.0.1"}} {
+	sources := []struct{ name, from string }{{"own address", "127.0.0.2"}, {"the attacker's address", "127.0.0.1"}}
+	if raceEnabled {
+		// From the attacker's address only how soon a connection sends
+		// its request tells it from the attacker's, and the race
+		// detector slows this process, the stand-in for GitHub, not
+		// serve: its requests are no longer sent at once.
+		t.Log("the race detector slows the stand-in for GitHub: deliveries from the attacker's address are not tried")
+		sources = sources[:1]
+	}
+	for _, src := range sources {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for i := range 12 {
