@@ -16,7 +16,17 @@
 //     (duplicate-delivery), and commits the rest, fsync'd, before it
 //     returns. [Queue.Run] processes what is queued: one delivery at a time
 //     per work item, in acceptance order, Options.Workers at once.
-//   - [Serve] wires the two to a listener and shuts down gracefully.
+//   - [Serve] wires the two to a listener and shuts down gracefully. It
+//     bounds what unknown callers may hold ([Limits]): connections (a full
+//     table closes one still sending its head, of the address holding the
+//     most), room for bodies being read (claimed by Content-Length; a
+//     newcomer cuts the largest claims of the address claiming the most),
+//     and the pace of headers and bodies.
+//   - [OpenQueue] checks the queue file before bbolt maps it (every page
+//     number against the file's end, then bbolt's own consistency check)
+//     and renames a damaged one beside it, starting afresh. Every read and
+//     write of the file turns a memory fault into [ErrFaulted]: the
+//     delivery is answered 500 and Serve stops, never a SIGSEGV.
 //
 // To run the ingress, use Serve. To test a Processor against it, open a
 // Queue on a temporary file, Accept deliveries, and Run it.

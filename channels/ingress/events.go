@@ -139,7 +139,7 @@ func (q *Queue) logSize() int64 {
 func (q *Queue) replayOutbox() error {
 	var pending []outcome
 	keys := [][]byte{}
-	err := q.db.View(func(tx *bolt.Tx) error {
+	err := q.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketOutbox).ForEach(func(k, v []byte) error {
 			var o outcome
 			dec := json.NewDecoder(bytes.NewReader(v))
@@ -165,7 +165,7 @@ func (q *Queue) replayOutbox() error {
 			q.emitEvent(o)
 		}
 	}
-	return q.db.Update(func(tx *bolt.Tx) error {
+	return q.updateDB(func(tx *bolt.Tx) error {
 		ob := tx.Bucket(bucketOutbox)
 		for _, k := range keys {
 			if err := ob.Delete(k); err != nil {

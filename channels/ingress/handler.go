@@ -90,7 +90,7 @@ func NewHandler(q *Queue, opts Options) (http.Handler, error) {
 		return nil, fmt.Errorf("webhook path %q: taken by the health probe", opts.Path)
 	}
 	return &handler{q: q, path: trimSlash(opts.Path), secret: opts.Secret, insecure: opts.Insecure, opts: opts,
-		bodies: NewBodyReader(MaxBody), rejects: NewSampler(RejectsPerSecond)}, nil
+		bodies: newBodyReader(MaxBody, opts.Limits), rejects: NewSampler(RejectsPerSecond)}, nil
 }
 
 func trimSlash(p string) string {
@@ -106,6 +106,11 @@ func isHealth(p string) bool {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 && (r.Method != http.MethodPost || trimSlash(r.URL.Path) != h.path) {
+		// A body nobody reads is not waited for (see reject).
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
 	switch p := trimSlash(r.URL.Path); {
 	case isHealth(p):
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -114,6 +119,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if h.q.isFaulted() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "the queue file faulted\n")
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, "ok\n")
 	case p == h.path:
@@ -161,6 +171,11 @@ func (h *handler) delivery(w http.ResponseWriter, r *http.Request) {
 			}
 			h.opts.Logger.Warn("delivery refused", "status", code, "reason", reason, "delivery_id", clip(id), "remote", r.RemoteAddr, "why", clip(msg), "unlogged", unsaid)
 		}
+		// What is left of the body is not waited for: the server would
+		// read up to 256 KiB of it, at the sender's pace, to keep the
+		// connection.
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		answer(w, code, msg, "")
 	}
 	if r.ContentLength > MaxBody {

@@ -210,7 +210,7 @@ func TestTheWebhookPathMustBeAnAbsolutePathOfItsOwn(t *testing.T) {
 // is refused before it is read, and only so many are read at once.
 func TestAnUnsignedBodyIsNotReadAndReadingIsBounded(t *testing.T) {
 	e := newEnv(t, Options{})
-	hh, _ := NewHandler(e.q, Options{Secret: secret, Log: e.log})
+	hh, _ := NewHandler(e.q, Options{Secret: secret, Log: e.log, Limits: Limits{SlotWait: 100 * time.Millisecond}})
 	h := hh.(*handler)
 
 	unsigned := &counter{}
@@ -222,16 +222,19 @@ func TestAnUnsignedBodyIsNotReadAndReadingIsBounded(t *testing.T) {
 		t.Errorf("unsigned: %d after reading %d bytes, want 401 after none", w.Code, unsigned.n)
 	}
 
-	for range maxReading {
-		h.bodies.slots <- struct{}{}
+	// Slots held by reads that are done (verifying, committing): nothing
+	// to cut.
+	var held []*bodySlot
+	for range DefaultMaxReading {
+		held = append(held, h.bodies.hold("192.0.2.1", time.Now(), true))
 	}
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, post(commentBody, nil))
 	if w.Code != http.StatusServiceUnavailable {
 		t.Errorf("with every reading slot taken: %d, want 503", w.Code)
 	}
-	for range maxReading {
-		<-h.bodies.slots
+	for _, s := range held {
+		h.bodies.release(s)
 	}
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, post(commentBody, nil))

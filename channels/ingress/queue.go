@@ -15,7 +15,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/the-loop/the-loop/channels"
 	"github.com/the-loop/the-loop/eventlog"
@@ -124,6 +123,13 @@ type Options struct {
 	// keeps failing; then it is parked until the next run. Default
 	// DefaultMaxTries.
 	MaxTries int
+	// MaxQueueFile bounds the queue file's size in bytes; default
+	// DefaultMaxQueueFile. Accept answers ErrQueueFull before the file
+	// would pass it, and a larger file is moved aside on open.
+	MaxQueueFile int64
+	// Limits bound what callers may hold of the server; zero fields take
+	// their defaults (see Limits).
+	Limits Limits
 }
 
 // Route is an endpoint served beside the webhook path.
@@ -162,6 +168,10 @@ func (o Options) withDefaults() Options {
 	if o.MaxTries <= 0 {
 		o.MaxTries = DefaultMaxTries
 	}
+	if o.MaxQueueFile <= 0 {
+		o.MaxQueueFile = DefaultMaxQueueFile
+	}
+	o.Limits = o.Limits.withDefaults()
 	if o.Log == nil {
 		o.Log = eventlog.Discard
 	}
@@ -190,42 +200,31 @@ type Queue struct {
 	emitted       [][]byte      // outbox keys whose line is in the log
 	emittedSignal chan struct{} // an emitted key is waiting to be deleted
 
-	closeMu  sync.RWMutex // held for reading by every write; Close takes it
-	closed   bool
-	running  atomic.Bool
-	runWG    sync.WaitGroup
-	settling sync.WaitGroup // settle writes not yet done
-}
-
-// openBolt opens the queue file, a panic of bbolt's over a damaged file
-// being an error.
-func openBolt(path string) (db *bolt.DB, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			db, err = nil, fmt.Errorf("the file is damaged (%v); move it aside to start with an empty queue", p)
-		}
-	}()
-	return bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	closeMu   sync.RWMutex // held for reading by every write; Close takes it
+	closed    bool
+	running   atomic.Bool
+	faulted   atomic.Bool   // the file faulted: see guard
+	faultedCh chan struct{} // closed when faulted
+	runWG     sync.WaitGroup
+	settling  sync.WaitGroup // settle writes not yet done
 }
 
 // OpenQueue opens the queue file at path, creating it and its directory
 // (mode 0700) when missing. Before it returns, it writes any outcome event
 // a crash kept out of the event log, and queues again, in acceptance order,
 // every delivery that was accepted and not processed.
+//
+// The file is checked first: a damaged one (truncated, empty, a page past
+// its end, unreadable meta pages, failing bbolt's consistency check, over
+// Options.MaxQueueFile, or not a regular file at all) is renamed to
+// path.corrupt-<UTC time> with an error in the log and a
+// server.queue_quarantined event, and the queue starts empty.
 func OpenQueue(path string, opts Options) (*Queue, error) {
 	opts = opts.withDefaults()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("queue %s: %w", path, err)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
-		// bbolt would make a new, empty queue of it: the deliveries it
-		// held, answered 202, would be lost without a word.
-		return nil, fmt.Errorf("queue %s is empty, so what it held is lost: it was truncated; move it aside to start with an empty queue", path)
-	}
-	db, err := openBolt(path)
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("queue %s: %w", path, ErrLocked)
-	}
+	db, err := openDB(path, opts)
 	if err != nil {
 		return nil, fmt.Errorf("queue %s: %w", path, err)
 	}
@@ -236,6 +235,7 @@ func OpenQueue(path string, opts Options) (*Queue, error) {
 		writes:        make(chan *write, 64),
 		committerDone: make(chan struct{}),
 		emittedSignal: make(chan struct{}, 1),
+		faultedCh:     make(chan struct{}),
 	}
 	if opts.Events != nil {
 		q.events = map[string]bool{}
@@ -244,7 +244,9 @@ func OpenQueue(path string, opts Options) (*Queue, error) {
 		}
 	}
 	if err := q.recover(); err != nil {
-		db.Close()
+		if !q.faulted.Load() {
+			db.Close()
+		}
 		return nil, fmt.Errorf("queue %s: %w", path, err)
 	}
 	go q.committer()
@@ -254,14 +256,14 @@ func OpenQueue(path string, opts Options) (*Queue, error) {
 // recover prepares the file and the scheduler from what a previous run
 // left: outcome events to write, deliveries to process.
 func (q *Queue) recover() error {
-	if err := q.db.Update(initStore); err != nil {
+	if err := q.updateDB(initStore); err != nil {
 		return err
 	}
 	if err := q.replayOutbox(); err != nil {
 		return err
 	}
 	var backlog int
-	err := q.db.View(func(tx *bolt.Tx) error {
+	err := q.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketQueue).ForEach(func(k, v []byte) error {
 			// An entry that cannot be read is queued on a lane of its own;
 			// the worker that meets it settles it as failed.
@@ -343,6 +345,12 @@ func (q *Queue) accept(d channels.Delivery, verified bool) (Receipt, error) {
 		if ok {
 			prev, dup = r, true
 			return nil
+		}
+		// bbolt grows its file ahead of what it uses (by up to its
+		// allocation step), and a value may take twice its size while
+		// pages split: what is left under the bound must cover both.
+		if tx.Size()+2*int64(len(data))+allocSlack > q.opts.MaxQueueFile {
+			return ErrQueueFull
 		}
 		qb := tx.Bucket(bucketQueue)
 		if seq, err = qb.NextSequence(); err != nil {
@@ -477,7 +485,7 @@ func process(ctx context.Context, p channels.Processor, d channels.Delivery) (ou
 // load reads a queued delivery.
 func (q *Queue) load(seq uint64) (stored, error) {
 	var s stored
-	err := q.db.View(func(tx *bolt.Tx) error {
+	err := q.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketQueue).Get(seqKey(seq))
 		if v == nil {
 			return fmt.Errorf("delivery %d is not queued", seq)
@@ -547,7 +555,7 @@ func (q *Queue) settle(j job, s stored, out channels.Outcome, perr error) {
 				return
 			}
 			q.opts.Logger.Error("cannot record a processed delivery", "delivery_id", s.ID, "err", err)
-			if errors.Is(err, ErrClosed) || q.sched.isStopped() {
+			if errors.Is(err, ErrClosed) || errors.Is(err, ErrFaulted) || q.sched.isStopped() {
 				q.settling.Done()
 				return
 			}
@@ -616,6 +624,11 @@ func (q *Queue) Close() error {
 	close(q.writes)
 	q.closeMu.Unlock()
 	<-q.committerDone
+	if q.faulted.Load() {
+		// bbolt's locks may be held by the transaction that faulted:
+		// its file is left to the process's exit.
+		return ErrFaulted
+	}
 	return q.db.Close()
 }
 
@@ -699,7 +712,7 @@ func (q *Queue) commit(group []*write) {
 	if len(group) == 0 && len(done) == 0 {
 		return
 	}
-	err := q.db.Update(func(tx *bolt.Tx) error {
+	err := q.updateDB(func(tx *bolt.Tx) error {
 		for _, w := range group {
 			if err := w.fn(tx); err != nil {
 				return err
@@ -725,7 +738,7 @@ func (q *Queue) commit(group []*write) {
 	q.opts.Logger.Error("queue write failed", "err", err)
 	q.giveBackEmitted(done)
 	for _, w := range group {
-		err := q.db.Update(w.fn)
+		err := q.updateDB(w.fn)
 		if err == nil && w.after != nil {
 			w.after()
 		}

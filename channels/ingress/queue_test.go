@@ -1,13 +1,10 @@
 package ingress
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -562,21 +559,6 @@ func TestADeliveryFromAChannelIsProcessedAsThatChannels(t *testing.T) {
 	out := e.outcomes()["slack:Ev1"]
 	if len(out) != 1 || out[0].str("channel") != channels.ChannelSlack || out[0].str("channel_event") != "message" {
 		t.Errorf("outcome %v, want one naming channel slack and its event", out)
-	}
-}
-
-func TestAnEmptyOrDamagedQueueFileIsRefusedNotStartedAfresh(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty.db")
-	os.WriteFile(empty, nil, 0o600)
-	if _, err := OpenQueue(empty, Options{}); err == nil || !strings.Contains(err.Error(), "is empty, so what it held is lost") {
-		t.Errorf("an empty file: %v", err)
-	}
-	garbage := filepath.Join(dir, "garbage.db")
-	os.WriteFile(garbage, bytes.Repeat([]byte{0xA5}, 1<<16), 0o600)
-	if q, err := OpenQueue(garbage, Options{}); err == nil {
-		q.Close()
-		t.Error("a file of garbage opened as a queue")
 	}
 }
 

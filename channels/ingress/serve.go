@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/the-loop/the-loop/channels"
@@ -46,22 +46,31 @@ func Serve(ctx context.Context, ln net.Listener, dbPath string, p channels.Proce
 		q.Close()
 		return err
 	}
+	lim := opts.Limits
+	var shed atomic.Int64
+	conns := newConnTable(ln, lim.MaxConns, func(string) { shed.Add(1) })
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
+		ReadHeaderTimeout: lim.HeaderTimeout,
+		// What a handler does not read of a body is not waited for past
+		// this (the body reader's own deadlines are shorter).
+		ReadTimeout:  lim.HeaderTimeout + lim.BodyTimeout,
+		WriteTimeout: lim.HeaderTimeout + lim.BodyTimeout + 30*time.Second,
 		// An idle connection is a descriptor an unknown caller holds.
-		IdleTimeout:    30 * time.Second,
+		IdleTimeout:    lim.IdleTimeout,
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		ConnState:      conns.connState,
+		ConnContext:    connContext,
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
 	ran := make(chan error, 1)
 	go func() { ran <- q.Run(runCtx, p) }()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(limitListener(ln, maxConns)) }()
+	go func() { served <- srv.Serve(conns) }()
+	stopReport := reportShed(&shed, opts)
+	defer stopReport()
 
 	host, port := splitAddr(ln.Addr())
 	emit(opts, "server.started", map[string]any{"host": host, "port": port, "path": opts.Path, "queued": q.Len()})
@@ -71,6 +80,8 @@ func Serve(ctx context.Context, ln net.Listener, dbPath string, p channels.Proce
 	select {
 	case <-ctx.Done():
 	case serveErr = <-served:
+	case <-q.Faulted():
+		serveErr = ErrFaulted
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
@@ -104,42 +115,28 @@ func splitAddr(a net.Addr) (string, int) {
 	return host, n
 }
 
-// maxConns bounds the connections served at once: past it a connection
-// waits in the kernel's backlog, and no caller can take the process's
-// descriptors.
-const maxConns = 512
+// shedReport is how often the connections closed to make room are
+// counted in the log, when there were any.
+const shedReport = 10 * time.Second
 
-// limitListener accepts at most n connections open at once.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, slots: make(chan struct{}, n)}
-}
-
-type limited struct {
-	net.Listener
-	slots chan struct{}
-}
-
-func (l *limited) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &slotConn{Conn: c, release: func() { <-l.slots }}, nil
-}
-
-// slotConn gives its slot back when it is closed, once.
-type slotConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *slotConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
+// reportShed logs, every shedReport, how many connections were closed to
+// make room since the last report: a sign of a caller holding many.
+func reportShed(shed *atomic.Int64, opts Options) (stop func()) {
+	t := time.NewTicker(shedReport)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if n := shed.Swap(0); n > 0 {
+					opts.Logger.Warn("connections closed to make room for others: a caller may be holding many", "count", n, "max_conns", opts.Limits.MaxConns)
+				}
+			}
+		}
+	}()
+	return func() { t.Stop(); close(done) }
 }
 
 // handlerWithRoutes is the webhook handler, and opts.Routes beside it.

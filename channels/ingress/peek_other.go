@@ -1,0 +1,7 @@
+//go:build !unix
+
+package ingress
+
+import "net"
+
+func requestWaiting(net.Conn, []byte) bool { return false }
