@@ -47,7 +47,8 @@ const maxIntDigits = 4300
 var guardedAttrs = map[string]bool{
 	"format": true, "join": true, "replace": true, "split": true, "rsplit": true,
 	"splitlines": true, "extend": true, "sort": true, "union": true, "update": true,
-	"items": true, "popitem": true,
+	"items": true, "popitem": true, "remove": true, "insert": true, "pop": true,
+	"keys": true, "values": true,
 	"symmetric_difference": true, "intersection": true, "difference": true,
 	"issubset": true, "issuperset": true,
 	// String methods that scan the whole string: charged for it.
@@ -114,25 +115,42 @@ func guardRepeat(st *callState, seq sl.Value, n sl.Int) error {
 	if hi != 0 {
 		est = ^uint64(0)
 	}
-	return st.allowFor(est, func() string {
+	what := func() string {
 		return fmt.Sprintf("repeating a %s of length %d %d times", seq.Type(), sl.Len(seq), count)
-	})
+	}
+	if err := st.allowFor(est, what); err != nil {
+		return err
+	}
+	return st.chargeWrite(est, what)
+}
+
+// chargeWrite charges the call for writing est bytes of a new value, once
+// that is more than smallAlloc: below it, one step's writing is bounded.
+func (st *callState) chargeWrite(est uint64, what func() string) error {
+	if est < smallAlloc || st.thread == nil {
+		return nil
+	}
+	return st.chargeFor(st.thread, est/writeBytesPerStep, what)
 }
 
 // guardFormat checks format % args and format.format(...) for the growth a
 // format can cause: each directive substitutes at most the largest
 // argument.
-func guardFormat(st *callState, format string, directive byte, args ...sl.Value) error {
-	z := newSizer(st.limits.Heap)
+//
+// Measuring the arguments and writing the result are charged to the call
+// (see sizer.charge).
+func guardFormat(thread *sl.Thread, st *callState, format string, directive byte, args ...sl.Value) error {
+	z := paidBy(st, thread)
 	var most uint64
 	for _, a := range args {
 		most = max(most, z.largestArg(a))
 	}
-	if z.deep {
-		return errTooDeep("formatting a string")
-	}
 	n := uint64(strings.Count(format, string(directive)))
+	z.spend(uint64(len(format)))
 	est := z.add(uint64(len(format)), z.mul(n, most))
+	if err := z.charge(thread, st, est, "formatting a string"); err != nil {
+		return err
+	}
 	return st.allow(est, "formatting a string")
 }
 
@@ -161,7 +179,14 @@ func inBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 	case sl.Bytes:
 		cost = scanCost(len(y))
 	case *sl.List, sl.Tuple:
-		cost = uint64(sl.Len(y))/8 + 1
+		// Each element is compared with x, which may walk x.
+		if err := chargeSearch(thread, args[0], y.(sl.Indexable), "in"); err != nil {
+			return nil, err
+		}
+	case *sl.Dict, *sl.Set:
+		if err := chargeHash(thread, args[0], "in"); err != nil {
+			return nil, err
+		}
 	}
 	if cost > 1 {
 		st, err := stateOf(thread)
@@ -214,7 +239,10 @@ func guardAdd(st *callState, x, y sl.Value) error {
 		return nil
 	}
 	more, _ := seqSize(y)
-	return st.allow(est+more, "concatenation")
+	if err := st.allow(est+more, "concatenation"); err != nil {
+		return err
+	}
+	return st.chargeWrite(est+more, func() string { return "concatenation" })
 }
 
 // seqSize is the flat size of a string, bytes, list or tuple (its bytes,
@@ -266,7 +294,7 @@ func modBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 		if err != nil {
 			return nil, err
 		}
-		if err := guardFormat(st, string(f), '%', args[1]); err != nil {
+		if err := guardFormat(thread, st, string(f), '%', args[1]); err != nil {
 			return nil, err
 		}
 	}
@@ -471,22 +499,46 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
 				return chargeSort(thread, st, recv.Len(), "sort")
 			}
-		case "index":
+		case "index", "remove":
+			// Each element is compared with x, which may walk x.
+			check = func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
+				if len(args) == 0 {
+					return nil
+				}
+				return chargeSearch(thread, args[0], recv, "list."+name)
+			}
+		case "insert", "pop":
+			// Each moves the elements after the place.
 			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
-				return st.charge(thread, uint64(recv.Len())/8+1, "list.index")
+				return st.charge(thread, uint64(recv.Len())/64, "list."+name)
 			}
 		}
 	case *sl.Set:
 		switch name {
 		case "union", "update", "symmetric_difference":
-			check = iterGuard(sizeEntry)
-		default:
-			check = iterGuard(0)
+			check = hashGuard(sizeEntry, false)
+		case "issubset", "issuperset", "intersection", "difference":
+			// The receiver's elements are looked up too.
+			check = func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+				return hashGuard(0, false)(thread, st, append(sl.Tuple{recv}, args...), kwargs)
+			}
 		}
 	case *sl.Dict:
 		switch name {
 		case "update":
-			check = iterGuard(sizeEntry)
+			check = hashGuard(sizeEntry, true)
+		case "keys", "values":
+			// A new list of what it holds.
+			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
+				return st.charge(thread, uint64(recv.Len())/8, "dict."+name)
+			}
+		case "pop":
+			check = func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
+				if len(args) == 0 {
+					return nil
+				}
+				return chargeHash(thread, args[0], "dict.pop")
+			}
 		case "items", "popitem":
 			// Pairs of what the dict holds: a new tuple each.
 			return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
@@ -522,6 +574,17 @@ func chargeSort(thread *sl.Thread, st *callState, n int, what string) error {
 	}
 	steps := uint64(n) * uint64(bits.Len(uint(n))) / 8
 	return st.chargeFor(thread, steps, func() string { return fmt.Sprintf("%s of %d elements", what, n) })
+}
+
+// hashGuard is iterGuard for an operation that hashes what it iterates
+// (into a set or dict; pairs: key and value pairs, as dict.update takes).
+func hashGuard(per uint64, pairs bool) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
+	return func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
+		if err := guardIterables(thread, args, per, "iterating"); err != nil {
+			return err
+		}
+		return chargeHashing(thread, args, pairs, "iterating")
+	}
 }
 
 func iterGuard(per uint64) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
@@ -560,12 +623,12 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 			return st.allow(3*uint64(len(s)), "str."+name)
 		}
 	case "format":
-		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
 			vals := []sl.Value{args}
 			for _, kv := range kwargs {
 				vals = append(vals, kv[1])
 			}
-			return guardFormat(st, s, '{', vals...)
+			return guardFormat(thread, st, s, '{', vals...)
 		}
 	case "join":
 		return func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
@@ -587,14 +650,24 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 					est = z.add(est, uint64(len(e)))
 				}
 			}
-			return st.allow(est, "join")
+			if err := st.allow(est, "join"); err != nil {
+				return err
+			}
+			return st.chargeFor(thread, est/writeBytesPerStep, func() string { return "join" })
 		}
 	case "replace":
-		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			// It reads s, counting, then writes it out replaced.
+			if err := st.chargeFor(thread, scanCost(len(s)), func() string { return "str.replace over " + strconv.Itoa(len(s)) + " bytes" }); err != nil {
+				return err
+			}
 			old, ok1 := sl.AsString(kwarg(args, kwargs, 0, "old"))
 			repl, ok2 := sl.AsString(kwarg(args, kwargs, 1, "new"))
-			if !ok1 || !ok2 || len(repl) <= len(old) {
+			if !ok1 || !ok2 {
 				return nil
+			}
+			if len(repl) <= len(old) {
+				return st.chargeFor(thread, scanCost(len(s)), func() string { return "str.replace" })
 			}
 			n := strings.Count(s, old)
 			if old == "" {
@@ -606,10 +679,17 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				}
 			}
 			z := newSizer(st.limits.Heap)
-			return st.allow(z.add(uint64(len(s)), z.mul(uint64(n), uint64(len(repl)))), "replace")
+			est := z.add(uint64(len(s)), z.mul(uint64(n), uint64(len(repl))))
+			if err := st.allow(est, "replace"); err != nil {
+				return err
+			}
+			return st.chargeFor(thread, est/writeBytesPerStep, func() string { return "str.replace" })
 		}
 	case "split", "rsplit", "splitlines":
-		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			if err := st.chargeFor(thread, scanCost(len(s)), func() string { return "str." + name + " over " + strconv.Itoa(len(s)) + " bytes" }); err != nil {
+				return err
+			}
 			var pieces int
 			switch {
 			case name == "splitlines":
@@ -625,6 +705,10 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 						pieces = int(m64 + 1)
 					}
 				}
+			}
+			// A piece each a string of its own.
+			if err := st.chargeFor(thread, uint64(pieces)/8, func() string { return fmt.Sprintf("str.%s into %d pieces", name, pieces) }); err != nil {
+				return err
 			}
 			return st.allow(uint64(pieces)*sizePiece, name)
 		}

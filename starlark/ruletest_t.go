@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sl "go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/repo"
@@ -94,6 +95,9 @@ func (t *tester) eq(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl
 	var got, want sl.Value
 	var msg sl.Value = sl.None
 	if err := sl.UnpackArgs(b.Name(), args, kwargs, "got", &got, "want", &want, "msg?", &msg); err != nil {
+		return nil, err
+	}
+	if err := chargeCompare(thread, syntax.EQL, got, want, b.Name()); err != nil {
 		return nil, err
 	}
 	same, err := sl.Equal(got, want)
