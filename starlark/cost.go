@@ -28,19 +28,34 @@ import (
 // Costs are counted in units: a byte compared or hashed is one, an
 // element visited elemUnits, and a step unitsPerStep (a step a cache line,
 // as scanCost charges a scan).
+//
+// The rates are measured (BenchmarkChargedStep): each family's charged
+// step should take no more than a few hundred nanoseconds, about what the
+// interpreter's costliest instructions do, so that a budget of steps
+// bounds the wall time a call can take.
 const (
 	unitsPerStep = 64
 	elemUnits    = 8
+	// compareUnits is an element compared: a step a quarter.
+	compareUnits = 16
+	// insertUnits is an element hashed into a new set or dict: two
+	// steps, its entry's allocation and insertion.
+	insertUnits = 128
+	// stringifyUnits is a byte str, repr, a format or json.encode
+	// writes: a step every four.
+	stringifyUnits = 16
+	// formatUnits is a byte a format (% or str.format) may write: its
+	// estimate counts the largest argument at every directive, so it is
+	// charged at a quarter of that.
+	formatUnits = 4
 	// costCap is where every sum of units saturates.
 	costCap = uint64(1) << 62
 )
 
-// writeBytesPerStep is what writing a new value is charged: a step a KiB,
-// as a read is (memory is written faster than it is compared).
-const writeBytesPerStep = 1 << 10
-
-// writeUnits is what writing n bytes costs, in units.
-func writeUnits(n uint64) uint64 { return n / (writeBytesPerStep / unitsPerStep) }
+// writeBytesPerStep is what writing a new value (a repetition, a
+// concatenation, a replacement) is charged: memory is written faster than
+// it is compared.
+const writeBytesPerStep = 256
 
 // bigCompare is the length from which comparing two strings is charged:
 // below it a comparison costs less than the step that makes it.
@@ -182,7 +197,7 @@ func (c *coster) compare(v sl.Value, depth int) uint64 {
 func (c *coster) elems(n int, at func(int) sl.Value, depth int) uint64 {
 	u := uint64(elemUnits)
 	for i := range n {
-		u = satAdd(u, c.compare(at(i), depth-1))
+		u = satAdd(u, compareUnits+c.compare(at(i), depth-1))
 		if c.over {
 			return costCap
 		}
@@ -428,18 +443,14 @@ func chargeHashing(thread *sl.Thread, vs sl.Tuple, pairs bool, what string) erro
 					e = p.Index(0)
 				}
 			}
-			u = satAdd(u, satMul(2, c.hash(e)))
+			u = satAdd(u, satAdd(insertUnits, satMul(2, c.hash(e))))
 			return !c.over
 		})
 		if c.over {
 			break
 		}
 	}
-	if u <= satMul(uint64(n), 2*elemUnits) && !c.over {
-		// Only small keys: guardIterables charged for them.
-		return nil
-	}
-	return c.charge(thread, st, u, func() string { return what + " hashing its elements" })
+	return c.charge(thread, st, u, func() string { return fmt.Sprintf("%s hashing %d elements", what, n) })
 }
 
 // ordering tracks the two dearest of the values an ordering compares: a
@@ -461,7 +472,7 @@ func (o *ordering) add(u uint64) {
 }
 
 // perComparison is what one comparison among the values may cost.
-func (o *ordering) perComparison() uint64 { return max(o.second, elemUnits) }
+func (o *ordering) perComparison() uint64 { return max(o.second, compareUnits) }
 
 // sortUnits bounds a sort of the values: n log n comparisons.
 func (o *ordering) sortUnits() uint64 {

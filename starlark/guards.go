@@ -23,6 +23,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	sl "go.starlark.net/starlark"
@@ -148,7 +149,7 @@ func guardFormat(thread *sl.Thread, st *callState, format string, directive byte
 	n := uint64(strings.Count(format, string(directive)))
 	z.spend(uint64(len(format)))
 	est := z.add(uint64(len(format)), z.mul(n, most))
-	if err := z.charge(thread, st, est, "formatting a string"); err != nil {
+	if err := z.chargeAt(thread, st, est, formatUnits, "formatting a string"); err != nil {
 		return err
 	}
 	return st.allow(est, "formatting a string")
@@ -509,8 +510,18 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 			}
 		case "insert", "pop":
 			// Each moves the elements after the place.
-			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
-				return st.charge(thread, uint64(recv.Len())/64, "list."+name)
+			check = func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
+				n := recv.Len()
+				at := n
+				if len(args) > 0 {
+					if i, err := sl.AsInt32(args[0]); err == nil {
+						if i < 0 {
+							i += n
+						}
+						at = min(max(i, 0), n)
+					}
+				}
+				return st.charge(thread, uint64(n-at), "list."+name)
 			}
 		}
 	case *sl.Set:
@@ -606,6 +617,19 @@ func kwarg(args sl.Tuple, kwargs []sl.Tuple, i int, name string) sl.Value {
 	return nil
 }
 
+// fields is how many pieces s.split() makes: runs of what is not space.
+func fields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n + 1
+}
+
 func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
 	switch name {
 	case "count", "find", "rfind", "index", "rindex", "strip", "lstrip", "rstrip",
@@ -640,7 +664,7 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				return guardIterable(thread, args[0], 0, "join")
 			}
 			n := seq.Len()
-			if err := st.chargeFor(thread, uint64(n)/8, func() string { return fmt.Sprintf("join over %d elements", n) }); err != nil {
+			if err := st.chargeFor(thread, uint64(n), func() string { return fmt.Sprintf("join over %d elements", n) }); err != nil {
 				return err
 			}
 			z := newSizer(st.limits.Heap)
@@ -653,7 +677,8 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 			if err := st.allow(est, "join"); err != nil {
 				return err
 			}
-			return st.chargeFor(thread, est/writeBytesPerStep, func() string { return "join" })
+			// The result grows as it is written, copied each time.
+			return st.chargeFor(thread, satMul(est, stringifyUnits)/unitsPerStep, func() string { return "join" })
 		}
 	case "replace":
 		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
@@ -666,17 +691,21 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 			if !ok1 || !ok2 {
 				return nil
 			}
-			if len(repl) <= len(old) {
-				return st.chargeFor(thread, scanCost(len(s)), func() string { return "str.replace" })
-			}
 			n := strings.Count(s, old)
 			if old == "" {
 				n = utf8.RuneCountInString(s) + 1
+			}
+			if len(repl) <= len(old) {
+				return st.chargeFor(thread, scanCost(len(s))+uint64(n)/4, func() string { return "str.replace" })
 			}
 			if c, ok := kwarg(args, kwargs, 2, "count").(sl.Int); ok {
 				if c64, ok := c.Int64(); ok && c64 >= 0 && c64 < int64(n) {
 					n = int(c64)
 				}
+			}
+			// Each replacement is a search and a write of its own.
+			if err := st.chargeFor(thread, uint64(n)/4, func() string { return fmt.Sprintf("str.replace of %d matches", n) }); err != nil {
+				return err
 			}
 			z := newSizer(st.limits.Heap)
 			est := z.add(uint64(len(s)), z.mul(uint64(n), uint64(len(repl))))
@@ -698,7 +727,7 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				if sep, ok := sl.AsString(kwarg(args, kwargs, 0, "sep")); ok && sep != "" {
 					pieces = strings.Count(s, sep) + 1
 				} else {
-					pieces = len(s)/2 + 1
+					pieces = fields(s)
 				}
 				if m, ok := kwarg(args, kwargs, 1, "maxsplit").(sl.Int); ok {
 					if m64, ok := m.Int64(); ok && m64 >= 0 && m64+1 < int64(pieces) {
@@ -707,7 +736,7 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				}
 			}
 			// A piece each a string of its own.
-			if err := st.chargeFor(thread, uint64(pieces)/8, func() string { return fmt.Sprintf("str.%s into %d pieces", name, pieces) }); err != nil {
+			if err := st.chargeFor(thread, 2*uint64(pieces), func() string { return fmt.Sprintf("str.%s into %d pieces", name, pieces) }); err != nil {
 				return err
 			}
 			return st.allow(uint64(pieces)*sizePiece, name)

@@ -100,7 +100,7 @@ func jsonModule() *starlarkstruct.Module {
 			return errTooDeep(b.Name())
 		}
 		// Scanning the text, and writing it out indented.
-		if err := st.chargeFor(thread, satAdd(uint64(len(s)), writeUnits(size))/unitsPerStep, func() string { return b.Name() }); err != nil {
+		if err := st.chargeFor(thread, satMul(satAdd(uint64(len(s)), size), stringifyUnits)/unitsPerStep, func() string { return b.Name() }); err != nil {
 			return err
 		}
 		return st.allow(size, b.Name())
@@ -170,8 +170,9 @@ func trimPrefix(err error, prefix string) string {
 }
 
 // decodeBytesPerStep is how many bytes of JSON text json.decode is charged
-// a step for: it builds values as it goes, at about that rate.
-const decodeBytesPerStep = 8
+// a step for: it builds a value (a dict, a list, a string) every few
+// bytes, each an allocation or several (BenchmarkChargedStep).
+const decodeBytesPerStep = 1
 
 // jsonLongestNumber is the length of the longest number outside a string
 // in a JSON text (a run of digits, signs, points and exponents).

@@ -115,6 +115,11 @@ func (z *sizer) quoted(s string) uint64 {
 // refusing the operation when that is more than it has left, or when the
 // value nests too deep.
 func (z *sizer) charge(thread *sl.Thread, st *callState, est uint64, what string) error {
+	return z.chargeAt(thread, st, est, stringifyUnits, what)
+}
+
+// chargeAt is charge at perByte units a byte written.
+func (z *sizer) chargeAt(thread *sl.Thread, st *callState, est, perByte uint64, what string) error {
 	if z.deep {
 		return errTooDeep(what)
 	}
@@ -125,7 +130,7 @@ func (z *sizer) charge(thread *sl.Thread, st *callState, est uint64, what string
 	if est >= st.limits.Heap {
 		est = 0
 	}
-	return st.chargeFor(thread, satAdd(z.work, writeUnits(est))/unitsPerStep, func() string { return what })
+	return st.chargeFor(thread, satAdd(z.work, satMul(est, perByte))/unitsPerStep, func() string { return what })
 }
 
 func (z *sizer) add(a, b uint64) uint64 {
@@ -319,6 +324,10 @@ func strSize(v sl.Value, limit uint64) (size uint64, deep bool) {
 	return z.size(v), z.deep
 }
 
+// argUnits is an argument of a format measured: two steps, since the
+// call that passes it copies it and the format walks it again.
+const argUnits = 128
+
 // largestArg is the largest str() estimate among the values a format may
 // substitute: the elements of a tuple, the values of a mapping, or v.
 func (z *sizer) largestArg(v sl.Value) uint64 {
@@ -326,14 +335,14 @@ func (z *sizer) largestArg(v sl.Value) uint64 {
 	switch v := v.(type) {
 	case sl.Tuple:
 		for _, x := range v {
-			if !z.spend(elemUnits) {
+			if !z.spend(argUnits) {
 				return z.cap
 			}
 			most = max(most, z.size(x))
 		}
 	case *sl.Dict:
 		for _, kv := range v.Items() {
-			if !z.spend(elemUnits) {
+			if !z.spend(argUnits) {
 				return z.cap
 			}
 			most = max(most, z.size(kv[1]))
