@@ -173,8 +173,8 @@ hook("x-h", _h)
 
 func TestAComparisonThatFailsStillSaysWhy(t *testing.T) {
 	for body, want := range map[string]string{
-		"r = [1] < {}":    "list < dict not implemented",
-		"r = {1: 2} < {}": "dict < dict not implemented",
+		"r = [1] < {}":      "list < dict not implemented",
+		"r = {1: 2} < {}":   "dict < dict not implemented",
 		"r = [1] < [\"a\"]": "int < string not implemented",
 	} {
 		_, err, _ := limited(t, testLimits, bombSource(body))
