@@ -586,3 +586,68 @@ func chargeOrdering(thread *sl.Thread, name string, args sl.Tuple, kwargs []sl.T
 	})
 	return kwargs, c.charge(thread, st, units(&o), what)
 }
+
+// intWords is how many machine words x takes.
+func intWords(x sl.Int) uint64 { return uint64(intBits(x))/64 + 1 }
+
+// chargeIntOp charges x op y on two integers for the words it multiplies,
+// divides or converts: quadratic at worst, and a few steps for a product
+// of integers of a few hundred thousand bits that the memory limit lets
+// through would otherwise take tens of milliseconds.
+func chargeIntOp(thread *sl.Thread, op syntax.Token, x, y sl.Int) error {
+	wx, wy := intWords(x), intWords(y)
+	if wx == 1 && wy == 1 {
+		return nil
+	}
+	var u uint64
+	switch op {
+	case syntax.STAR:
+		u = satMul(wx, wy)
+	case syntax.SLASHSLASH, syntax.PERCENT:
+		if wx < wy {
+			return nil
+		}
+		u = satMul(wx-wy+1, wy)
+	default:
+		return nil
+	}
+	if u < intWordsPerStep {
+		return nil
+	}
+	st, err := stateOf(thread)
+	if err != nil {
+		return err
+	}
+	return st.chargeFor(thread, u/intWordsPerStep, func() string {
+		return fmt.Sprintf("%s of integers of %d and %d bits", op, intBits(x), intBits(y))
+	})
+}
+
+// intWordsPerStep is how many word products of an integer operation a
+// step pays for.
+const intWordsPerStep = 16
+
+// intDecimalUnits is what writing x in decimal costs, in units: the
+// conversion divides it down recursively, quadratic at worst.
+func intDecimalUnits(x sl.Int) uint64 {
+	if _, ok := x.Int64(); ok {
+		return 0
+	}
+	w := intWords(x)
+	return satMul(satMul(w, w), unitsPerStep/intWordsPerStep)
+}
+
+// floorDivBuiltin is $//, which x // y is rewritten to.
+func floorDivBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+	if err := internalArgs("//", args, kwargs, 2); err != nil {
+		return nil, err
+	}
+	if x, ok := args[0].(sl.Int); ok {
+		if y, ok := args[1].(sl.Int); ok {
+			if err := chargeIntOp(thread, syntax.SLASHSLASH, x, y); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sl.Binary(syntax.SLASHSLASH, args[0], args[1])
+}

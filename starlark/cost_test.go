@@ -3,6 +3,7 @@ package starlark
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // deep builds two lists of the same shape from inner lists repeated at
@@ -93,6 +94,14 @@ var workFamilies = []struct {
 		{"groups of groups, sub", "p = \"((a)*)*\" * 100 + \"c\"\n    r = re.sub(p, \"x\", \"a\" * 10000)"},
 		{"nested groups, search of a compiled pattern", "p = re.compile(\"(\" * 500 + \"a*\" + \")\" * 500 + \"c\")\n    r = p.search(\"a\" * 20000)"},
 	}},
+	{"integers", []struct{ name, body string }{
+		{"squaring", "x = 3\n    for i in range(19):\n        x = x * x"},
+		{"str of a long integer, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(100):\n        s = str(x)"},
+		{"% formatting a long integer, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(100):\n        s = \"%d\" % x"},
+		{"json.encode of a long integer, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(100):\n        s = json.encode(x)"},
+		{"floor division, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    y = 7\n    for i in range(16):\n        y = y * y\n    for i in range(1000):\n        s = x // y"},
+		{"modulo, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    y = 3\n    for i in range(16):\n        y = y * y\n    for i in range(1000):\n        s = x % y"},
+	}},
 	{"lists", []struct{ name, body string }{
 		{"insert at the front, again and again", "l = [1] * 3000000\n    for i in range(1000000):\n        l.insert(0, 1)"},
 		{"pop from the front, again and again", "l = [1] * 3000000\n    for i in range(1000000):\n        l.pop(0)"},
@@ -103,6 +112,9 @@ var workFamilies = []struct {
 func TestBuiltinsThatDoMuchWorkInAFewStepsArePaidForByTheStepBudget(t *testing.T) {
 	limits := testLimits
 	limits.Heap = 256 << 20
+	// Only the step budget may stop them: a deadline reached would mean
+	// work not charged for.
+	limits.Deadline = time.Minute
 	for _, f := range workFamilies {
 		for _, tc := range f.cases {
 			t.Run(f.family+"/"+tc.name, func(t *testing.T) {

@@ -216,6 +216,9 @@ func mulBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 			if err := guardIntMul(xi, yi); err != nil {
 				return nil, err
 			}
+			if err := chargeIntOp(thread, syntax.STAR, xi, yi); err != nil {
+				return nil, err
+			}
 			return xi.Mul(yi), nil
 		}
 	}
@@ -289,6 +292,13 @@ func addBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 func modBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	if err := internalArgs("%", args, kwargs, 2); err != nil {
 		return nil, err
+	}
+	if x, ok := args[0].(sl.Int); ok {
+		if y, ok := args[1].(sl.Int); ok {
+			if err := chargeIntOp(thread, syntax.PERCENT, x, y); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if f, ok := args[0].(sl.String); ok {
 		st, err := stateOf(thread)

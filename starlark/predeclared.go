@@ -46,6 +46,7 @@ func predeclared() sl.StringDict {
 		nameTuple:    sl.NewBuiltin("tuple", tupleBuiltin),
 		nameIn:       sl.NewBuiltin("in", inBuiltin),
 		nameSearched: sl.NewBuiltin("searched", searchedBuiltin),
+		nameFloorDiv: sl.NewBuiltin("//", floorDivBuiltin),
 	}
 	for op, name := range compareNames {
 		api[name] = sl.NewBuiltin(op.String(), compareBuiltin(op))

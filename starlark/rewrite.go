@@ -19,6 +19,7 @@ const (
 	nameTuple    = "$tuple"
 	nameIn       = "$in"
 	nameSearched = "$searched"
+	nameFloorDiv = "$//"
 )
 
 // compareNames are the names comparisons are rewritten to: $== and so on.
@@ -40,6 +41,7 @@ var compareNames = map[syntax.Token]string{
 //	x in y       -> $in(x, y)
 //	x not in y   -> not $in(x, y)
 //	x == y       -> $==(x, y)               (and !=, <, <=, >, >=; see cost.go)
+//	x // y       -> $//(x, y)
 //	x in f.read(a) -> $in(x, $searched(f.read)(a))   (and not in)
 //
 // An addition with a literal operand, and a % with a number on its right,
@@ -214,6 +216,10 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 		case syntax.PERCENT:
 			if !isNumber(e.Y) {
 				return call(nameMod, e.OpPos, e.X, e.Y)
+			}
+		case syntax.SLASHSLASH:
+			if !isNumber(e.Y) {
+				return call(nameFloorDiv, e.OpPos, e.X, e.Y)
 			}
 		case syntax.EQL, syntax.NEQ, syntax.LT, syntax.LE, syntax.GT, syntax.GE:
 			if !isLiteral(e.X) && !isLiteral(e.Y) {

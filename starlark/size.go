@@ -169,6 +169,7 @@ func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 		if _, ok := v.Int64(); ok {
 			return 20, 0
 		}
+		z.spend(intDecimalUnits(v))
 		return uint64(v.BigInt().BitLen()/3 + 2), 0
 	case sl.Float:
 		return 32, 0
