@@ -11,12 +11,17 @@ import (
 // runner was asked.
 func runTestSource(t *testing.T, src string) ([]TestFailure, *fakeRunner) {
 	t.Helper()
+	return runTestSourceWith(t, src, DefaultLimits)
+}
+
+func runTestSourceWith(t *testing.T, src string, limits Limits) ([]TestFailure, *fakeRunner) {
+	t.Helper()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "repo_test.star"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	runner := &fakeRunner{}
-	rep, err := RunTests([]string{"repo_test.star"}, runner, TestOptions{Options: Options{Repo: root, Limits: DefaultLimits}})
+	rep, err := RunTests([]string{"repo_test.star"}, runner, TestOptions{Options: Options{Repo: root, Limits: limits}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +95,24 @@ func TestATestsRepositoryWithinTheLimitsHoldsEveryFile(t *testing.T) {
 	}
 	if len(req.Items) != 2 || req.Items[0].Artifacts["spec.md"] != "ok" {
 		t.Errorf("items %+v", req.Items)
+	}
+}
+
+func TestEachRunOfALargeRepositoryIsPaidFor(t *testing.T) {
+	limits := DefaultLimits
+	limits.Steps = 1_000_000
+	fails, runner := runTestSourceWith(t, `def test_it(t):
+    s = "x" * (3 << 20)
+    item = t.repo(files = {"f%d" % i: s for i in range(8)}).item("issue-1", artifacts = {"a.md": s})
+    for i in range(100000):
+        t.run("x-any", item)
+`, limits)
+	if len(fails) != 1 {
+		t.Fatalf("failures %+v, want the step budget's", fails)
+	}
+	contains(t, "the failure", fails[0].Msg, "test test_it exceeded its step budget of 1000000 steps")
+	// 27 MiB a run, a step a KiB: about 37 runs fit the budget.
+	if n := len(runner.asked); n < 10 || n > 100 {
+		t.Errorf("%d runs before the budget was spent", n)
 	}
 }

@@ -364,8 +364,9 @@ func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []s
 		}
 		req.Changed = paths
 	}
-	// Each run builds the repository again: a step a file.
-	if err := t.st.charge(thread, uint64(len(req.Files)), b.Name()); err != nil {
+	// Each run builds the repository again, copying the items'
+	// artifacts: a step a file and one a KiB.
+	if err := t.st.charge(thread, uint64(len(req.Files))+item.repo.size/1024, b.Name()); err != nil {
 		return nil, err
 	}
 	var rep *graph.TrialReport
