@@ -102,7 +102,7 @@ func newCoster(st *callState, thread *sl.Thread) *coster {
 	if thread.Steps < st.limits.Steps {
 		left = st.limits.Steps - thread.Steps
 	}
-	return &coster{memo: map[costKey]uint64{}, limit: satMul(left, unitsPerStep)}
+	return &coster{limit: satMul(left, unitsPerStep)}
 }
 
 // visit accounts for walking n elements; false once the walk has cost
@@ -122,6 +122,9 @@ func (c *coster) memoized(key costKey, n int, measure func() uint64) uint64 {
 	}
 	if !c.visit(n) {
 		return costCap
+	}
+	if c.memo == nil {
+		c.memo = map[costKey]uint64{}
 	}
 	c.memo[key] = costCap // a cycle costs all there is
 	u := measure()
