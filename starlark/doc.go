@@ -171,10 +171,21 @@
 // own goroutine, under [Limits] (zero fields take [DefaultLimits]):
 //
 //   - Steps: starlark-go's step budget. Work done inside builtins on the
-//     hook's behalf is charged too: an element per eight for functions
-//     that walk a sequence (so max(range(1 << 62)) exhausts the budget
-//     instead of running for ever), a step per KiB read and per entry a
-//     glob visits (64 more per glob call).
+//     hook's behalf is charged too, before or while it is done, at rates
+//     measured so that a charged step takes no longer than a few hundred
+//     nanoseconds (BenchmarkChargedStep): an element per eight for
+//     functions that walk a sequence (so max(range(1 << 62)) exhausts the
+//     budget instead of running for ever), a step per KiB read and per
+//     entry a glob visits (64 more per glob call). Comparisons (==, <,
+//     ...; rewritten to hidden $== and so on), in, list.index and
+//     list.remove, sorted, min and max (key results included), t.eq, and
+//     the building of sets and dicts are charged for every element and
+//     byte they will compare or hash, measured by identity so that
+//     structure shared many times over is counted each time it is used
+//     without being walked each time (cost.go); str, repr, formats, the
+//     json functions, str.replace, split, join and the list moves of
+//     insert and pop for what they scan and write. Measuring stops once it
+//     has cost what the call has left.
 //   - Deadline: a timer cancels the thread. Starlark notices at its next
 //     instruction; a builtin running at that moment finishes first. If the
 //     call has still not returned half the deadline later (at least a
@@ -196,14 +207,16 @@
 //     json.encode, decode and indent, and re.findall, re.sub and re.split.
 //     A string is estimated as escaped at worst (six bytes for a control
 //     byte in JSON), and a regular expression's matches by their groups.
-//     sorted and list.sort are charged n log n steps, a regular expression
-//     its program size times its input, so no one builtin runs long.
+//     sorted is charged n log n comparisons at the cost of the dearest but
+//     one, a regular expression its program size times its groups times
+//     its input, so no one builtin runs long.
 //     Values and JSON documents nested past 1000 levels are refused by
 //     every builtin that walks them recursively, as an error at the line.
 //     These operators are reached by rewriting the syntax tree before it is
 //     compiled (x * y calls a hidden $mul(x, y); the names start with $, so
-//     no module can name them). Integer products are limited to 2^20 bits
-//     and int() to 4300 digits, the quadratic cases.
+//     no module can name them). Integer products are limited to 2^20 bits,
+//     and int() and a number json.decode parses to 4300 digits, the
+//     quadratic cases.
 //   - ReadBytes and ReadTotal bound ctx.repo.read per file and per call.
 //
 // Exceeding Steps, Deadline or Heap in a hook call is a block, not

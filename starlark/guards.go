@@ -23,6 +23,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	sl "go.starlark.net/starlark"
@@ -47,7 +48,8 @@ const maxIntDigits = 4300
 var guardedAttrs = map[string]bool{
 	"format": true, "join": true, "replace": true, "split": true, "rsplit": true,
 	"splitlines": true, "extend": true, "sort": true, "union": true, "update": true,
-	"items": true, "popitem": true,
+	"items": true, "popitem": true, "remove": true, "insert": true, "pop": true,
+	"keys": true, "values": true,
 	"symmetric_difference": true, "intersection": true, "difference": true,
 	"issubset": true, "issuperset": true,
 	// String methods that scan the whole string: charged for it.
@@ -114,25 +116,42 @@ func guardRepeat(st *callState, seq sl.Value, n sl.Int) error {
 	if hi != 0 {
 		est = ^uint64(0)
 	}
-	return st.allowFor(est, func() string {
+	what := func() string {
 		return fmt.Sprintf("repeating a %s of length %d %d times", seq.Type(), sl.Len(seq), count)
-	})
+	}
+	if err := st.allowFor(est, what); err != nil {
+		return err
+	}
+	return st.chargeWrite(est, what)
+}
+
+// chargeWrite charges the call for writing est bytes of a new value, once
+// that is more than smallAlloc: below it, one step's writing is bounded.
+func (st *callState) chargeWrite(est uint64, what func() string) error {
+	if est < smallAlloc || st.thread == nil {
+		return nil
+	}
+	return st.chargeFor(st.thread, est/writeBytesPerStep, what)
 }
 
 // guardFormat checks format % args and format.format(...) for the growth a
 // format can cause: each directive substitutes at most the largest
 // argument.
-func guardFormat(st *callState, format string, directive byte, args ...sl.Value) error {
-	z := newSizer(st.limits.Heap)
+//
+// Measuring the arguments and writing the result are charged to the call
+// (see sizer.charge).
+func guardFormat(thread *sl.Thread, st *callState, format string, directive byte, args ...sl.Value) error {
+	z := paidBy(st, thread)
 	var most uint64
 	for _, a := range args {
 		most = max(most, z.largestArg(a))
 	}
-	if z.deep {
-		return errTooDeep("formatting a string")
-	}
 	n := uint64(strings.Count(format, string(directive)))
+	z.spend(uint64(len(format)))
 	est := z.add(uint64(len(format)), z.mul(n, most))
+	if err := z.chargeAt(thread, st, est, formatUnits, "formatting a string"); err != nil {
+		return err
+	}
 	return st.allow(est, "formatting a string")
 }
 
@@ -161,7 +180,14 @@ func inBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tupl
 	case sl.Bytes:
 		cost = scanCost(len(y))
 	case *sl.List, sl.Tuple:
-		cost = uint64(sl.Len(y))/8 + 1
+		// Each element is compared with x, which may walk x.
+		if err := chargeSearch(thread, args[0], y.(sl.Indexable), "in"); err != nil {
+			return nil, err
+		}
+	case *sl.Dict, *sl.Set:
+		if err := chargeHash(thread, args[0], "in"); err != nil {
+			return nil, err
+		}
 	}
 	if cost > 1 {
 		st, err := stateOf(thread)
@@ -190,6 +216,9 @@ func mulBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 			if err := guardIntMul(xi, yi); err != nil {
 				return nil, err
 			}
+			if err := chargeIntOp(thread, syntax.STAR, xi, yi); err != nil {
+				return nil, err
+			}
 			return xi.Mul(yi), nil
 		}
 	}
@@ -214,7 +243,10 @@ func guardAdd(st *callState, x, y sl.Value) error {
 		return nil
 	}
 	more, _ := seqSize(y)
-	return st.allow(est+more, "concatenation")
+	if err := st.allow(est+more, "concatenation"); err != nil {
+		return err
+	}
+	return st.chargeWrite(est+more, func() string { return "concatenation" })
 }
 
 // seqSize is the flat size of a string, bytes, list or tuple (its bytes,
@@ -261,12 +293,19 @@ func modBuiltin(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tup
 	if err := internalArgs("%", args, kwargs, 2); err != nil {
 		return nil, err
 	}
+	if x, ok := args[0].(sl.Int); ok {
+		if y, ok := args[1].(sl.Int); ok {
+			if err := chargeIntOp(thread, syntax.PERCENT, x, y); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if f, ok := args[0].(sl.String); ok {
 		st, err := stateOf(thread)
 		if err != nil {
 			return nil, err
 		}
-		if err := guardFormat(st, string(f), '%', args[1]); err != nil {
+		if err := guardFormat(thread, st, string(f), '%', args[1]); err != nil {
 			return nil, err
 		}
 	}
@@ -471,22 +510,56 @@ func guardedAttr(x sl.Value, name string) (sl.Value, error) {
 			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
 				return chargeSort(thread, st, recv.Len(), "sort")
 			}
-		case "index":
-			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
-				return st.charge(thread, uint64(recv.Len())/8+1, "list.index")
+		case "index", "remove":
+			// Each element is compared with x, which may walk x.
+			check = func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
+				if len(args) == 0 {
+					return nil
+				}
+				return chargeSearch(thread, args[0], recv, "list."+name)
+			}
+		case "insert", "pop":
+			// Each moves the elements after the place.
+			check = func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
+				n := recv.Len()
+				at := n
+				if len(args) > 0 {
+					if i, err := sl.AsInt32(args[0]); err == nil {
+						if i < 0 {
+							i += n
+						}
+						at = min(max(i, 0), n)
+					}
+				}
+				return st.charge(thread, uint64(n-at), "list."+name)
 			}
 		}
 	case *sl.Set:
 		switch name {
 		case "union", "update", "symmetric_difference":
-			check = iterGuard(sizeEntry)
-		default:
-			check = iterGuard(0)
+			check = hashGuard(sizeEntry, false)
+		case "issubset", "issuperset", "intersection", "difference":
+			// The receiver's elements are looked up too.
+			check = func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+				return hashGuard(0, false)(thread, st, append(sl.Tuple{recv}, args...), kwargs)
+			}
 		}
 	case *sl.Dict:
 		switch name {
 		case "update":
-			check = iterGuard(sizeEntry)
+			check = hashGuard(sizeEntry, true)
+		case "keys", "values":
+			// A new list of what it holds.
+			check = func(thread *sl.Thread, st *callState, _ sl.Tuple, _ []sl.Tuple) error {
+				return st.charge(thread, uint64(recv.Len())/8, "dict."+name)
+			}
+		case "pop":
+			check = func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
+				if len(args) == 0 {
+					return nil
+				}
+				return chargeHash(thread, args[0], "dict.pop")
+			}
 		case "items", "popitem":
 			// Pairs of what the dict holds: a new tuple each.
 			return sl.NewBuiltin(name, func(thread *sl.Thread, _ *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
@@ -524,6 +597,17 @@ func chargeSort(thread *sl.Thread, st *callState, n int, what string) error {
 	return st.chargeFor(thread, steps, func() string { return fmt.Sprintf("%s of %d elements", what, n) })
 }
 
+// hashGuard is iterGuard for an operation that hashes what it iterates
+// (into a set or dict; pairs: key and value pairs, as dict.update takes).
+func hashGuard(per uint64, pairs bool) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
+	return func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
+		if err := guardIterables(thread, args, per, "iterating"); err != nil {
+			return err
+		}
+		return chargeHashing(thread, args, pairs, "iterating")
+	}
+}
+
 func iterGuard(per uint64) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
 	return func(thread *sl.Thread, _ *callState, args sl.Tuple, _ []sl.Tuple) error {
 		return guardIterables(thread, args, per, "iterating")
@@ -543,6 +627,19 @@ func kwarg(args sl.Tuple, kwargs []sl.Tuple, i int, name string) sl.Value {
 	return nil
 }
 
+// fields is how many pieces s.split() makes: runs of what is not space.
+func fields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n + 1
+}
+
 func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tuple) error {
 	switch name {
 	case "count", "find", "rfind", "index", "rindex", "strip", "lstrip", "rstrip",
@@ -560,12 +657,12 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 			return st.allow(3*uint64(len(s)), "str."+name)
 		}
 	case "format":
-		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
 			vals := []sl.Value{args}
 			for _, kv := range kwargs {
 				vals = append(vals, kv[1])
 			}
-			return guardFormat(st, s, '{', vals...)
+			return guardFormat(thread, st, s, '{', vals...)
 		}
 	case "join":
 		return func(thread *sl.Thread, st *callState, args sl.Tuple, _ []sl.Tuple) error {
@@ -577,7 +674,7 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				return guardIterable(thread, args[0], 0, "join")
 			}
 			n := seq.Len()
-			if err := st.chargeFor(thread, uint64(n)/8, func() string { return fmt.Sprintf("join over %d elements", n) }); err != nil {
+			if err := st.chargeFor(thread, uint64(n), func() string { return fmt.Sprintf("join over %d elements", n) }); err != nil {
 				return err
 			}
 			z := newSizer(st.limits.Heap)
@@ -587,29 +684,51 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 					est = z.add(est, uint64(len(e)))
 				}
 			}
-			return st.allow(est, "join")
+			if err := st.allow(est, "join"); err != nil {
+				return err
+			}
+			// The result grows as it is written, copied each time.
+			return st.chargeFor(thread, satMul(est, stringifyUnits)/unitsPerStep, func() string { return "join" })
 		}
 	case "replace":
-		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			// It reads s, counting, then writes it out replaced.
+			if err := st.chargeFor(thread, scanCost(len(s)), func() string { return "str.replace over " + strconv.Itoa(len(s)) + " bytes" }); err != nil {
+				return err
+			}
 			old, ok1 := sl.AsString(kwarg(args, kwargs, 0, "old"))
 			repl, ok2 := sl.AsString(kwarg(args, kwargs, 1, "new"))
-			if !ok1 || !ok2 || len(repl) <= len(old) {
+			if !ok1 || !ok2 {
 				return nil
 			}
 			n := strings.Count(s, old)
 			if old == "" {
 				n = utf8.RuneCountInString(s) + 1
 			}
+			if len(repl) <= len(old) {
+				return st.chargeFor(thread, scanCost(len(s))+uint64(n)/4, func() string { return "str.replace" })
+			}
 			if c, ok := kwarg(args, kwargs, 2, "count").(sl.Int); ok {
 				if c64, ok := c.Int64(); ok && c64 >= 0 && c64 < int64(n) {
 					n = int(c64)
 				}
 			}
+			// Each replacement is a search and a write of its own.
+			if err := st.chargeFor(thread, uint64(n)/4, func() string { return fmt.Sprintf("str.replace of %d matches", n) }); err != nil {
+				return err
+			}
 			z := newSizer(st.limits.Heap)
-			return st.allow(z.add(uint64(len(s)), z.mul(uint64(n), uint64(len(repl)))), "replace")
+			est := z.add(uint64(len(s)), z.mul(uint64(n), uint64(len(repl))))
+			if err := st.allow(est, "replace"); err != nil {
+				return err
+			}
+			return st.chargeFor(thread, est/writeBytesPerStep, func() string { return "str.replace" })
 		}
 	case "split", "rsplit", "splitlines":
-		return func(_ *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+		return func(thread *sl.Thread, st *callState, args sl.Tuple, kwargs []sl.Tuple) error {
+			if err := st.chargeFor(thread, scanCost(len(s)), func() string { return "str." + name + " over " + strconv.Itoa(len(s)) + " bytes" }); err != nil {
+				return err
+			}
 			var pieces int
 			switch {
 			case name == "splitlines":
@@ -618,13 +737,17 @@ func stringGuard(s, name string) func(*sl.Thread, *callState, sl.Tuple, []sl.Tup
 				if sep, ok := sl.AsString(kwarg(args, kwargs, 0, "sep")); ok && sep != "" {
 					pieces = strings.Count(s, sep) + 1
 				} else {
-					pieces = len(s)/2 + 1
+					pieces = fields(s)
 				}
 				if m, ok := kwarg(args, kwargs, 1, "maxsplit").(sl.Int); ok {
 					if m64, ok := m.Int64(); ok && m64 >= 0 && m64+1 < int64(pieces) {
 						pieces = int(m64 + 1)
 					}
 				}
+			}
+			// A piece each a string of its own.
+			if err := st.chargeFor(thread, 2*uint64(pieces), func() string { return fmt.Sprintf("str.%s into %d pieces", name, pieces) }); err != nil {
+				return err
 			}
 			return st.allow(uint64(pieces)*sizePiece, name)
 		}

@@ -46,6 +46,10 @@ func predeclared() sl.StringDict {
 		nameTuple:    sl.NewBuiltin("tuple", tupleBuiltin),
 		nameIn:       sl.NewBuiltin("in", inBuiltin),
 		nameSearched: sl.NewBuiltin("searched", searchedBuiltin),
+		nameFloorDiv: sl.NewBuiltin("//", floorDivBuiltin),
+	}
+	for op, name := range compareNames {
+		api[name] = sl.NewBuiltin(op.String(), compareBuiltin(op))
 	}
 	for name, v := range api {
 		env[name] = v
@@ -69,9 +73,10 @@ func jsonModule() *starlarkstruct.Module {
 		if st == nil || len(args) == 0 {
 			return nil
 		}
-		size, deep := strSize(args[0], st.limits.Heap)
-		if deep {
-			return errTooDeep(b.Name())
+		z := paidBy(st, thread)
+		size := z.size(args[0])
+		if err := z.charge(thread, st, size, b.Name()); err != nil {
+			return err
 		}
 		return st.allow(size, b.Name())
 	}
@@ -95,6 +100,10 @@ func jsonModule() *starlarkstruct.Module {
 		if depth > maxNesting {
 			return errTooDeep(b.Name())
 		}
+		// Scanning the text, and writing it out indented.
+		if err := st.chargeFor(thread, satMul(satAdd(uint64(len(s)), size), stringifyUnits)/unitsPerStep, func() string { return b.Name() }); err != nil {
+			return err
+		}
 		return st.allow(size, b.Name())
 	}
 	return &starlarkstruct.Module{Name: "json", Members: sl.StringDict{
@@ -110,6 +119,15 @@ func jsonModule() *starlarkstruct.Module {
 					// The decoder recurses once per level of the document.
 					if jsonDepth(s) > maxNesting {
 						return nil, errTooDeep(b.Name())
+					}
+					// Parsing a long integer is quadratic in its digits:
+					// refused past what int() takes.
+					if n := jsonLongestNumber(s); n > maxIntDigits {
+						return nil, fmt.Errorf("%s: a number of %d characters exceeds the limit of %d digits", b.Name(), n, maxIntDigits)
+					}
+					// Decoding builds a value for every few bytes.
+					if err := st.chargeFor(thread, uint64(len(s))/decodeBytesPerStep, func() string { return fmt.Sprintf("%s of %d bytes", b.Name(), len(s)) }); err != nil {
+						return nil, err
 					}
 					if err := st.allow(uint64(len(s))*sizeSlot, b.Name()); err != nil {
 						return nil, err
@@ -150,6 +168,41 @@ func trimPrefix(err error, prefix string) string {
 		return msg[len(prefix):]
 	}
 	return msg
+}
+
+// decodeBytesPerStep is how many bytes of JSON text json.decode is charged
+// a step for: it builds a value (a dict, a list, a string) every few
+// bytes, each an allocation or several (BenchmarkChargedStep).
+const decodeBytesPerStep = 1
+
+// jsonLongestNumber is the length of the longest number outside a string
+// in a JSON text (a run of digits, signs, points and exponents).
+func jsonLongestNumber(s string) int {
+	longest, run := 0, 0
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E':
+			run++
+			longest = max(longest, run)
+			continue
+		}
+		run = 0
+	}
+	return longest
 }
 
 // jsonDepth is how deeply a JSON text nests its arrays and objects.

@@ -19,7 +19,13 @@ const (
 	nameTuple    = "$tuple"
 	nameIn       = "$in"
 	nameSearched = "$searched"
+	nameFloorDiv = "$//"
 )
+
+// compareNames are the names comparisons are rewritten to: $== and so on.
+var compareNames = map[syntax.Token]string{
+	syntax.EQL: "$==", syntax.NEQ: "$!=", syntax.LT: "$<", syntax.LE: "$<=", syntax.GT: "$>", syntax.GE: "$>=",
+}
 
 // rewrite routes the operations that can allocate without bound through
 // the guards in guards.go, before the file is resolved and compiled:
@@ -34,11 +40,15 @@ const (
 //	(a, b)       -> $tuple(a, b)            (see nesting.go)
 //	x in y       -> $in(x, y)
 //	x not in y   -> not $in(x, y)
+//	x == y       -> $==(x, y)               (and !=, <, <=, >, >=; see cost.go)
+//	x // y       -> $//(x, y)
 //	x in f.read(a) -> $in(x, $searched(f.read)(a))   (and not in)
 //
 // An addition with a literal operand, and a % with a number on its right,
 // are left alone: they cannot grow a value by more than the literal, and
-// they are the common case in loops. Each new call is positioned at the operator it replaces, so errors and
+// they are the common case in loops. So is a comparison with a literal,
+// which costs no more than the literal. (Not one with None: a function
+// may name a parameter None.) Each new call is positioned at the operator it replaces, so errors and
 // backtraces point where they did. Assignment targets are left alone. The
 // one construct it refuses is %= on an element or field, which it cannot
 // rewrite without evaluating the target twice.
@@ -206,6 +216,14 @@ func (r *rewriter) expr(e syntax.Expr) syntax.Expr {
 		case syntax.PERCENT:
 			if !isNumber(e.Y) {
 				return call(nameMod, e.OpPos, e.X, e.Y)
+			}
+		case syntax.SLASHSLASH:
+			if !isNumber(e.Y) {
+				return call(nameFloorDiv, e.OpPos, e.X, e.Y)
+			}
+		case syntax.EQL, syntax.NEQ, syntax.LT, syntax.LE, syntax.GT, syntax.GE:
+			if !isLiteral(e.X) && !isLiteral(e.Y) {
+				return call(compareNames[e.Op], e.OpPos, e.X, e.Y)
 			}
 		case syntax.IN:
 			return call(nameIn, e.OpPos, e.X, searched(e.Y))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sl "go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/repo"
@@ -94,6 +95,9 @@ func (t *tester) eq(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl
 	var got, want sl.Value
 	var msg sl.Value = sl.None
 	if err := sl.UnpackArgs(b.Name(), args, kwargs, "got", &got, "want", &want, "msg?", &msg); err != nil {
+		return nil, err
+	}
+	if err := chargeCompare(thread, syntax.EQL, got, want, b.Name()); err != nil {
 		return nil, err
 	}
 	same, err := sl.Equal(got, want)
@@ -228,6 +232,57 @@ func errorText(err error) string {
 	return err.Error()
 }
 
+// The in-memory repository is held to what a checkout's reads are: no
+// file past what one read takes (graph.MaxArtifactBytes), nor files past
+// what one evaluation keeps (graph.MaxEvaluationBytes) in all, nor a path
+// past what the kernel takes. Each is checked before anything is copied,
+// and every entry is counted, so a dict of many references to one large
+// string is refused, not copied as many times.
+const (
+	maxTestFileBytes = graph.MaxArtifactBytes
+	maxTestRepoBytes = graph.MaxEvaluationBytes
+	maxTestPathBytes = 4095
+	// testEntryBytes is what each file costs the repository besides its
+	// contents and path: its map entries and listings.
+	testEntryBytes = 64
+)
+
+// fileContent is a file's content as a test gives it: a string or bytes,
+// neither copied.
+func fileContent(v sl.Value) (string, bool) {
+	switch v := v.(type) {
+	case sl.String:
+		return string(v), true
+	case sl.Bytes:
+		return string(v), true
+	}
+	return "", false
+}
+
+// admit adds a file of n bytes at path p to what the repository holds,
+// refusing it, naming the test, where it would pass a limit.
+func (r *testRepo) admit(t *tester, what, p string, n int) error {
+	if len(p) > maxTestPathBytes {
+		return fmt.Errorf("%s: %s: %s: a path of %d bytes exceeds the limit of %d", what, t.st.who, graph.Cut(p, 64), len(p), maxTestPathBytes)
+	}
+	if n > maxTestFileBytes {
+		return fmt.Errorf("%s: %s: %q: %d bytes exceed the limit of %s a file (what a checkout's read takes)", what, t.st.who, graph.Cut(p, 256), n, formatBytes(maxTestFileBytes))
+	}
+	r.size += uint64(n) + uint64(len(p)) + testEntryBytes
+	if r.size > maxTestRepoBytes {
+		return fmt.Errorf("%s: %s: %q: the test's repository comes to more than its limit of %s in all (what one evaluation keeps)", what, t.st.who, graph.Cut(p, 256), formatBytes(maxTestRepoBytes))
+	}
+	return nil
+}
+
+// who names the test that made r, for its errors.
+func (r *testRepo) who() string {
+	if r.t == nil {
+		return "the test"
+	}
+	return r.t.st.who
+}
+
 // repo(files={}) is an in-memory repository holding files, by
 // repository-relative path.
 func (t *tester) repo(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
@@ -236,29 +291,41 @@ func (t *tester) repo(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []
 		return nil, err
 	}
 	files := filesArg.d
-	r := &testRepo{files: map[string][]byte{}, items: map[string]TestItem{}}
-	var size uint64
+	r := &testRepo{t: t, files: map[string][]byte{}, items: map[string]TestItem{}}
 	if files != nil {
-		for _, kv := range files.Items() {
+		items := files.Items()
+		// Building the repository is work done for the test: a step a
+		// file and one a KiB, like reading them; the paths are charged
+		// before they are cleaned, the contents before they are copied.
+		if err := t.st.charge(thread, uint64(len(items)), b.Name()); err != nil {
+			return nil, err
+		}
+		for _, kv := range items {
 			k, ok := kv[0].(sl.String)
 			if !ok {
 				return nil, fmt.Errorf("%s: files: a path must be a string, got %s", b.Name(), kv[0].Type())
 			}
+			if len(k) > maxTestPathBytes {
+				return nil, r.admit(t, b.Name(), string(k), 0)
+			}
 			if p, err := repo.Clean(string(k)); err != nil || p == "." {
 				return nil, fmt.Errorf("%s: files[%q]: want a file's path inside the repository", b.Name(), string(k))
 			}
-			data, ok := sl.AsString(kv[1])
+			data, ok := fileContent(kv[1])
 			if !ok {
-				return nil, fmt.Errorf("%s: files[%q]: content must be a string, got %s", b.Name(), string(k), kv[1].Type())
+				return nil, fmt.Errorf("%s: files[%q]: content must be a string or bytes, got %s", b.Name(), string(k), kv[1].Type())
 			}
-			r.files[string(k)] = []byte(data)
-			size += uint64(len(data))
+			if err := r.admit(t, b.Name(), string(k), len(data)); err != nil {
+				return nil, err
+			}
 		}
-	}
-	// Building the repository is work done for the test: a step a file
-	// and one a KiB, like reading them.
-	if err := t.st.charge(thread, uint64(len(r.files))+size/1024, b.Name()); err != nil {
-		return nil, err
+		if err := t.st.charge(thread, r.size/1024, b.Name()); err != nil {
+			return nil, err
+		}
+		for _, kv := range items {
+			data, _ := fileContent(kv[1])
+			r.files[string(kv[0].(sl.String))] = []byte(data)
+		}
 	}
 	return r, nil
 }
@@ -297,8 +364,9 @@ func (t *tester) run(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []s
 		}
 		req.Changed = paths
 	}
-	// Each run builds the repository again: a step a file.
-	if err := t.st.charge(thread, uint64(len(req.Files)), b.Name()); err != nil {
+	// Each run builds the repository again, copying the items'
+	// artifacts: a step a file and one a KiB.
+	if err := t.st.charge(thread, uint64(len(req.Files))+item.repo.size/1024, b.Name()); err != nil {
 		return nil, err
 	}
 	var rep *graph.TrialReport
@@ -333,6 +401,8 @@ func stringList(v sl.Value) ([]string, error) {
 
 // testRepo is t.repo(): files, and the items made in it with item().
 type testRepo struct {
+	t     *tester
+	size  uint64 // what its files and items' artifacts come to (see admit)
 	files map[string][]byte
 	items map[string]TestItem
 }
@@ -357,7 +427,7 @@ func (r *testRepo) Attr(name string) (sl.Value, error) {
 // repository: its spec folder holds the artifacts (name to content), and
 // its state file records node as its current node, with state's keys
 // over it.
-func (r *testRepo) item(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
+func (r *testRepo) item(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 	var id string
 	var nodeArg optString
 	var artifactsArg, stateArg optDict
@@ -369,17 +439,43 @@ func (r *testRepo) item(_ *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.
 		return nil, fmt.Errorf("%s: %q is already an item of this repository", b.Name(), id)
 	}
 	it := TestItem{ID: id, Node: node, Artifacts: map[string]string{}}
+	size := r.size // given back when the item is refused
 	if artifacts != nil {
-		for _, kv := range artifacts.Items() {
+		items := artifacts.Items()
+		// Each run copies the artifacts into its repository: they are
+		// held to its limits, every reference counted, before any is.
+		if r.t != nil {
+			if err := r.t.st.charge(thread, uint64(len(items)), b.Name()); err != nil {
+				return nil, err
+			}
+		}
+		for _, kv := range items {
 			k, ok1 := kv[0].(sl.String)
-			v, ok2 := sl.AsString(kv[1])
+			v, ok2 := fileContent(kv[1])
 			if !ok1 || !ok2 {
 				return nil, fmt.Errorf("%s: artifacts: want file names mapped to their contents, got %s: %s", b.Name(), kv[0].Type(), kv[1].Type())
+			}
+			if r.t != nil {
+				if err := r.admit(r.t, b.Name(), id+"/"+string(k), len(v)); err != nil {
+					r.size = size
+					return nil, err
+				}
 			}
 			it.Artifacts[string(k)] = v
 		}
 	}
 	if state != nil {
+		// The state becomes the item's state file, which a checkout reads
+		// up to graph.MaxStateBytes: measured before it is converted.
+		if n, deep := strSize(state, graph.MaxStateBytes); deep || n > graph.MaxStateBytes {
+			r.size = size
+			return nil, fmt.Errorf("%s: %s: state: would write more than %s, the limit of a state file", b.Name(), r.who(), formatBytes(graph.MaxStateBytes))
+		} else if r.t != nil {
+			if err := r.admit(r.t, b.Name(), id+"/"+graph.StateFile, int(n)); err != nil {
+				r.size = size
+				return nil, err
+			}
+		}
 		v, err := toGo(state)
 		if err != nil {
 			return nil, fmt.Errorf("%s: state: %w", b.Name(), err)

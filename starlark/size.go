@@ -31,12 +31,30 @@ func errTooDeep(what string) error {
 // large value many times is measured in time proportional to its distinct
 // parts while its estimate still counts every reference. Every sum
 // saturates at cap.
+//
+// Measuring is itself work: each element visited costs elemUnits and each
+// string byte quoted a unit (see cost.go), and a long string is quoted
+// once however often it is referred to. A sizer lent a call's budget
+// (paidBy) stops once it has cost what the call has left, so that a
+// format's estimate cannot walk for longer than the call may run.
 type sizer struct {
 	cap  uint64
 	memo map[unsafe.Pointer]measured
 	// deep is set once a value nests past maxNesting; its estimate is
 	// then cap, and the caller refuses the operation as too deep.
 	deep bool
+	// strs remembers the long strings quoted, by their bytes' address
+	// and length.
+	strs map[strKey]uint64
+	// work is what measuring has cost, in units; past limit it stops,
+	// and over is set.
+	work, limit uint64
+	over        bool
+}
+
+type strKey struct {
+	p *byte
+	n int
 }
 
 type measured struct {
@@ -45,7 +63,74 @@ type measured struct {
 }
 
 func newSizer(limit uint64) *sizer {
-	return &sizer{cap: limit + 1, memo: map[unsafe.Pointer]measured{}}
+	return &sizer{cap: limit + 1, memo: map[unsafe.Pointer]measured{}, limit: costCap}
+}
+
+// paidBy is a sizer for st's call on thread: it may spend what the call
+// has left of its steps.
+func paidBy(st *callState, thread *sl.Thread) *sizer {
+	z := newSizer(st.limits.Heap)
+	if thread != nil {
+		var left uint64
+		if thread.Steps < st.limits.Steps {
+			left = st.limits.Steps - thread.Steps
+		}
+		z.limit = satMul(left, unitsPerStep)
+	}
+	return z
+}
+
+// spend accounts for u units of measuring; false once it has cost more
+// than it may.
+func (z *sizer) spend(u uint64) bool {
+	z.work = satAdd(z.work, u)
+	if z.work > z.limit {
+		z.over = true
+	}
+	return !z.over
+}
+
+// quoted is quotedSize(s), remembered for a long s.
+func (z *sizer) quoted(s string) uint64 {
+	if len(s) < bigCompare {
+		z.spend(uint64(len(s)))
+		return quotedSize(s)
+	}
+	k := strKey{unsafe.StringData(s), len(s)}
+	if n, ok := z.strs[k]; ok {
+		return n
+	}
+	if !z.spend(uint64(len(s))) {
+		return z.cap
+	}
+	if z.strs == nil {
+		z.strs = map[strKey]uint64{}
+	}
+	n := quotedSize(s)
+	z.strs[k] = n
+	return n
+}
+
+// charge charges the call for the measuring and for writing est bytes,
+// refusing the operation when that is more than it has left, or when the
+// value nests too deep.
+func (z *sizer) charge(thread *sl.Thread, st *callState, est uint64, what string) error {
+	return z.chargeAt(thread, st, est, stringifyUnits, what)
+}
+
+// chargeAt is charge at perByte units a byte written.
+func (z *sizer) chargeAt(thread *sl.Thread, st *callState, est, perByte uint64, what string) error {
+	if z.deep {
+		return errTooDeep(what)
+	}
+	if z.over {
+		return st.chargeFor(thread, costCap/unitsPerStep, func() string { return what + " measuring its arguments" })
+	}
+	// What would not fit in memory is refused as such, by the caller.
+	if est >= st.limits.Heap {
+		est = 0
+	}
+	return st.chargeFor(thread, satAdd(z.work, satMul(est, perByte))/unitsPerStep, func() string { return what })
 }
 
 func (z *sizer) add(a, b uint64) uint64 {
@@ -77,13 +162,14 @@ func (z *sizer) size(v sl.Value) uint64 {
 func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 	switch v := v.(type) {
 	case sl.String:
-		return z.add(quotedSize(string(v)), 2), 0
+		return z.add(z.quoted(string(v)), 2), 0
 	case sl.Bytes:
-		return z.add(quotedSize(string(v)), 3), 0
+		return z.add(z.quoted(string(v)), 3), 0
 	case sl.Int:
 		if _, ok := v.Int64(); ok {
 			return 20, 0
 		}
+		z.spend(intDecimalUnits(v))
 		return uint64(v.BigInt().BitLen()/3 + 2), 0
 	case sl.Float:
 		return 32, 0
@@ -100,6 +186,9 @@ func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) {
 			n, h := uint64(2), 0
 			for _, kv := range v.Items() {
+				if !z.spend(elemUnits) {
+					return z.cap, h
+				}
 				k, kh := z.measure(kv[0], depth+1)
 				x, xh := z.measure(kv[1], depth+1)
 				n, h = z.add(n, z.add(z.add(k, x), 4)), max(h, kh, xh)
@@ -113,6 +202,9 @@ func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) {
 			n, h := uint64(5), 0
 			for x := range v.Elements() {
+				if !z.spend(elemUnits) {
+					return z.cap, h
+				}
 				s, xh := z.measure(x, depth+1)
 				n, h = z.add(n, z.add(s, 2)), max(h, xh)
 				if n >= z.cap {
@@ -125,6 +217,9 @@ func (z *sizer) measure(v sl.Value, depth int) (uint64, int) {
 		return z.container(unsafe.Pointer(v), depth, func() (uint64, int) {
 			n, h := z.measure(v.Constructor(), depth+1)
 			for name, x := range v.Entries() {
+				if !z.spend(elemUnits) {
+					return z.cap, h
+				}
 				s, xh := z.measure(x, depth+1)
 				n, h = z.add(n, z.add(s, uint64(len(name)+3))), max(h, xh)
 				if n >= z.cap {
@@ -177,6 +272,9 @@ func (z *sizer) container(key unsafe.Pointer, depth int, measure func() (uint64,
 func (z *sizer) elems(n int, at func(int) sl.Value, depth int) (uint64, int) {
 	total, h := uint64(2), 0
 	for i := range n {
+		if !z.spend(elemUnits) {
+			return z.cap, h
+		}
 		s, xh := z.measure(at(i), depth+1)
 		total, h = z.add(total, z.add(s, 2)), max(h, xh)
 		if total >= z.cap {
@@ -227,6 +325,10 @@ func strSize(v sl.Value, limit uint64) (size uint64, deep bool) {
 	return z.size(v), z.deep
 }
 
+// argUnits is an argument of a format measured: two steps, since the
+// call that passes it copies it and the format walks it again.
+const argUnits = 128
+
 // largestArg is the largest str() estimate among the values a format may
 // substitute: the elements of a tuple, the values of a mapping, or v.
 func (z *sizer) largestArg(v sl.Value) uint64 {
@@ -234,10 +336,16 @@ func (z *sizer) largestArg(v sl.Value) uint64 {
 	switch v := v.(type) {
 	case sl.Tuple:
 		for _, x := range v {
+			if !z.spend(argUnits) {
+				return z.cap
+			}
 			most = max(most, z.size(x))
 		}
 	case *sl.Dict:
 		for _, kv := range v.Items() {
+			if !z.spend(argUnits) {
+				return z.cap
+			}
 			most = max(most, z.size(kv[1]))
 		}
 	default:

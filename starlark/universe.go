@@ -27,12 +27,18 @@ func universe() sl.StringDict {
 			if err := guard(thread, seqs, per, name); err != nil {
 				return nil, err
 			}
-			if name == "sorted" && len(seqs) > 0 {
-				st, err := stateOf(thread)
-				if err != nil {
+			switch name {
+			case "sorted", "min", "max":
+				var err error
+				if kwargs, err = chargeOrdering(thread, name, args, kwargs); err != nil {
 					return nil, err
 				}
-				if err := chargeSort(thread, st, sl.Len(seqs[0]), name); err != nil {
+			case "set":
+				if err := chargeHashing(thread, seqs, false, name); err != nil {
+					return nil, err
+				}
+			case "dict":
+				if err := chargeHashing(thread, seqs, true, name); err != nil {
 					return nil, err
 				}
 			}
@@ -55,7 +61,7 @@ func universe() sl.StringDict {
 			if err != nil {
 				return nil, err
 			}
-			z := newSizer(st.limits.Heap)
+			z := paidBy(st, thread)
 			var est uint64
 			for _, a := range args {
 				if name == "str" {
@@ -65,8 +71,8 @@ func universe() sl.StringDict {
 				}
 				est = z.add(est, z.size(a))
 			}
-			if z.deep {
-				return nil, errTooDeep(name)
+			if err := z.charge(thread, st, est, name); err != nil {
+				return nil, err
 			}
 			if err := st.allow(est, name); err != nil {
 				return nil, err

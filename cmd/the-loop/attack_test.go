@@ -161,7 +161,7 @@ func TestAHookCannotCrashOrExhaustTheProcess(t *testing.T) {
 	}{
 		{"json.decode of a million brackets", `json.decode("[" * 1500000 + "]" * 1500000)`, "json.decode: refused a value nested more than 1000 deep"},
 		{"json.encode of a string that escapes sixfold", `json.encode("\x01" * 110000000)`, "x-rule exceeded its memory limit of 256 MiB"},
-		{"re.split whose groups fan out", `re.split("(a?)" * 200, "b" * 200000)`, "x-rule exceeded its memory limit of 256 MiB"},
+		{"re.split whose groups fan out", `re.split("(a?)" * 200, "b" * 20000)`, "x-rule exceeded its memory limit of 256 MiB"},
 		{"str of a deep list", "l = []\n    for i in range(100000):\n        l = [l]\n    str(l)", "str: refused a value nested more than 1000 deep"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -28,8 +28,9 @@
 // do. A host that runs code it does not trust lends each thread one with
 // SetBudget, and every call is then paid for before it runs: compiling a
 // pattern and scanning a string are charged steps in proportion to the
-// pattern's program and the string's length (so no single call can run
-// for long once the thread is out of steps), and every call that returns
+// pattern's program, its groups and the string's length (so no single
+// call can run for long once the thread is out of steps), and every call
+// that returns
 // a list or builds a string has what it would allocate estimated first,
 // counting each match's groups, and refused when the Budget will not allow
 // it. A call that finds more matches than its allowance stops at once

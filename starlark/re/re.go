@@ -2,6 +2,7 @@ package re
 
 import (
 	"fmt"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -20,6 +21,9 @@ const (
 	// program size over this many steps; matching runs the program over
 	// the input, and that is the work a call cannot be stopped in.
 	scanDivisor = 256
+	// groupsPerCopy: a scan costs once more for each this many groups
+	// the pattern has (the offsets each thread of the program carries).
+	groupsPerCopy = 2
 	// compileBytesPerInst is about what one program instruction costs to
 	// compile and hold, counting the three programs a pattern may need
 	// (as given, anchored at the start, anchored at both ends).
@@ -93,11 +97,19 @@ func (r *regex) anchors() {
 	})
 }
 
-// scan charges the thread for running r over s.
+// scan charges the thread for running r over s: each byte runs the
+// program, and each thread of the program that a byte advances carries
+// the offsets of every group, copied as it goes, so a pattern of many
+// groups (nested or not) costs that many times more a byte.
 func (r *regex) scan(thread *sl.Thread, fn, s string) error {
-	cost := (uint64(len(s))+1)*uint64(r.insts)/scanDivisor + 1
-	return budgetOf(thread).Charge(thread, cost, func() string {
-		return fmt.Sprintf("%s over %d bytes with a pattern of %d instructions", fn, len(s), r.insts)
+	groups := uint64(r.re.NumSubexp())
+	hi, per := bits.Mul64(uint64(r.insts), 1+groups/groupsPerCopy)
+	hi2, cost := bits.Mul64(uint64(len(s))+1, per)
+	if hi != 0 || hi2 != 0 {
+		cost = ^uint64(0)
+	}
+	return budgetOf(thread).Charge(thread, cost/scanDivisor+1, func() string {
+		return fmt.Sprintf("%s over %d bytes with a pattern of %d instructions and %d groups", fn, len(s), r.insts, groups)
 	})
 }
 
