@@ -116,13 +116,14 @@ func jsonModule() *starlarkstruct.Module {
 		"decode": sl.NewBuiltin("json.decode", func(thread *sl.Thread, b *sl.Builtin, args sl.Tuple, kwargs []sl.Tuple) (sl.Value, error) {
 			if st := state(thread); st != nil && len(args) > 0 {
 				if s, ok := sl.AsString(args[0]); ok {
+					sh := shapeOfJSON(s)
 					// The decoder recurses once per level of the document.
-					if jsonDepth(s) > maxNesting {
+					if sh.depth > maxNesting {
 						return nil, errTooDeep(b.Name())
 					}
 					// Parsing a long integer is quadratic in its digits:
 					// refused past what int() takes.
-					if n := jsonLongestNumber(s); n > maxIntDigits {
+					if n := sh.longestNumber; n > maxIntDigits {
 						return nil, fmt.Errorf("%s: a number of %d characters exceeds the limit of %d digits", b.Name(), n, maxIntDigits)
 					}
 					// Decoding builds a value for every few bytes.
@@ -175,15 +176,21 @@ func trimPrefix(err error, prefix string) string {
 // bytes, each an allocation or several (BenchmarkChargedStep).
 const decodeBytesPerStep = 1
 
-// jsonLongestNumber is the length of the longest number outside a string
-// in a JSON text (a run of digits, signs, points and exponents).
-func jsonLongestNumber(s string) int {
-	longest, run := 0, 0
+// jsonShape is what one pass over a JSON text tells about it, outside its
+// strings: how many lines json.indent would break it into, how deeply it
+// nests its arrays and objects, and its longest number (a run of digits,
+// signs, points and exponents).
+type jsonShape struct {
+	lines, depth, longestNumber int
+}
+
+func shapeOfJSON(s string) jsonShape {
+	sh := jsonShape{lines: 1}
+	depth, run := 0, 0
 	inString, escaped := false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case inString:
+		if inString {
 			switch {
 			case escaped:
 				escaped = false
@@ -193,56 +200,28 @@ func jsonLongestNumber(s string) int {
 				inString = false
 			}
 			continue
-		case c == '"':
-			inString = true
-		case c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E':
+		}
+		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
 			run++
-			longest = max(longest, run)
+			sh.longestNumber = max(sh.longestNumber, run)
 			continue
 		}
 		run = 0
-	}
-	return longest
-}
-
-// jsonDepth is how deeply a JSON text nests its arrays and objects.
-func jsonDepth(s string) int {
-	_, most := jsonShape(s)
-	return most
-}
-
-// jsonShape is how many lines json.indent would break a JSON text into,
-// and how deeply it nests.
-func jsonShape(s string) (lines, most int) {
-	depth := 0
-	lines = 1
-	inString, escaped := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
+		switch c {
+		case '"':
 			inString = true
-		case c == '[' || c == '{':
+		case '[', '{':
 			depth++
-			most = max(most, depth)
-			lines++
-		case c == ']' || c == '}':
+			sh.depth = max(sh.depth, depth)
+			sh.lines++
+		case ']', '}':
 			depth--
-			lines++
-		case c == ',':
-			lines++
+			sh.lines++
+		case ',':
+			sh.lines++
 		}
 	}
-	return lines, most
+	return sh
 }
 
 // indentSize bounds the length of json.indent's output (every structural
@@ -250,7 +229,7 @@ func jsonShape(s string) (lines, most int) {
 // and says how deep that is.
 func indentSize(s string, prefix, indent int, limit uint64) (size uint64, depth int) {
 	z := newSizer(limit)
-	lines, most := jsonShape(s)
-	perLine := z.add(uint64(prefix)+1, z.mul(uint64(indent), uint64(most)))
-	return z.add(uint64(len(s)), z.mul(uint64(lines), perLine)), most
+	sh := shapeOfJSON(s)
+	perLine := z.add(uint64(prefix)+1, z.mul(uint64(indent), uint64(sh.depth)))
+	return z.add(uint64(len(s)), z.mul(uint64(sh.lines), perLine)), sh.depth
 }
