@@ -188,19 +188,10 @@ func (r *Revision) ReadAll(dir, name string, limit int64) (map[string][]byte, er
 	if full := strings.TrimSuffix(r.prefix+p, "/."); full != "." && full != "" {
 		args = append(args, "--", strings.TrimSuffix(full, "/"))
 	}
-	out, err := r.c.git(ctx, maxGitOutput, args...)
-	if err != nil {
-		return nil, r.c.diagnose(ctx, "", "", err)
-	}
-	found, err := r.parse(string(out))
+	found, err := r.listRemembered(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	for k, v := range found {
-		r.known[k] = v
-	}
-	r.mu.Unlock()
 	files := map[string][]byte{}
 	var oids []string
 	var wanted []string
@@ -369,6 +360,23 @@ func (r *Revision) lsTree(ctx context.Context, option, full string) (map[string]
 	return r.parse(string(out))
 }
 
+// listRemembered runs git ls-tree with args, bounded as a whole listing,
+// and remembers what it lists for Stat and ReadFile.
+func (r *Revision) listRemembered(ctx context.Context, args []string) (map[string]treeEntry, error) {
+	out, err := r.c.git(ctx, maxGitOutput, args...)
+	if err != nil {
+		return nil, r.c.diagnose(ctx, "", "", err)
+	}
+	found, err := r.parse(string(out))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	maps.Copy(r.known, found)
+	r.mu.Unlock()
+	return found, nil
+}
+
 // parse reads ls-tree -z -l: "<mode> <type> <object> <size>\t<path>"
 // records ended by NUL, the size padded with spaces and "-" for a tree or
 // submodule.
@@ -441,17 +449,10 @@ func (r *Revision) Dirs(rel string) ([]string, error) {
 		// The trailing slash lists what is in it, not the name itself.
 		args = append(args, "--", full+"/")
 	}
-	out, err := r.c.git(ctx, maxGitOutput, args...)
-	if err != nil {
-		return nil, r.c.diagnose(ctx, "", "", err)
-	}
-	found, err := r.parse(string(out))
+	found, err := r.listRemembered(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	maps.Copy(r.known, found)
-	r.mu.Unlock()
 	var names []string
 	for name, e := range found {
 		dir, base := path.Split(name)
