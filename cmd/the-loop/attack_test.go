@@ -304,3 +304,53 @@ func TestAnAbandonedHookHoldsUpNoOther(t *testing.T) {
 		t.Errorf("took %s: the other items waited for the abandoned one", r.wall)
 	}
 }
+
+// TestTheMemoryLimitHoldsForTheWholeProcess: the memory limit is the
+// process's, not each call's. Items whose hooks each build most of their
+// own limit at once, side by side on 2 and 8 cores, and items whose hooks
+// are abandoned at their deadline still holding it, beside and before
+// items that build as much again, keep the process under maxRSS (attack
+// checks it). A hook that passes alone passes side by side; beside an
+// abandoned call still holding its memory, it may be stopped by the
+// process's limit, and by nothing else.
+func TestTheMemoryLimitHoldsForTheWholeProcess(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "cli-config.yaml")
+	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	for i := range 8 {
+		items = append(items, fmt.Sprintf("item-%d", i))
+	}
+	wide := hookRepo(t, hookBody("s = \"x\" * (220 << 20)\n    if len(s) != 220 << 20:\n        fail(\"short\")"), items...)
+	for _, procs := range []string{"2", "8"} {
+		r := attackWith(t, wide, []string{"GOMAXPROCS=" + procs, "THE_LOOP_CLI_CONFIG=" + config}, "check", "--all", "--format", "json")
+		for _, id := range items {
+			if got := implementation(t, r.stdout)[id]; got != "pass: " {
+				t.Errorf("on %s cores, %s: implementation %q; want pass", procs, id, got)
+			}
+		}
+	}
+
+	short := filepath.Join(t.TempDir(), "cli-config.yaml")
+	if err := os.WriteFile(short, []byte("routing: {graph: {hookLimits: {seconds: 1, steps: 1000000000000}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := hookRepo(t, hookBody("keep = \"x\" * (200 << 20)\n    if ctx.work_item.id.startswith(\"a-\"):\n        re.search(\"(a|b|c|d|e|f){200}z\", \"a\" * 2000000)\n    if len(keep) != 200 << 20:\n        fail(\"short\")"),
+		"a-1", "a-2", "a-3", "b-1", "b-2", "b-3")
+	r := attackWith(t, held, []string{"GOMAXPROCS=2", "THE_LOOP_CLI_CONFIG=" + short}, "check", "--all", "--format", "json")
+	got := implementation(t, r.stdout)
+	for _, id := range []string{"a-1", "a-2", "a-3"} {
+		if !strings.Contains(got[id], "x-rule exceeded its deadline of 1s") && !strings.Contains(got[id], "x-rule exceeded the process's memory limit") {
+			t.Errorf("%s: implementation %q; want a block at its deadline", id, got[id])
+		}
+	}
+	for _, id := range []string{"b-1", "b-2", "b-3"} {
+		if got[id] != "pass: " && !strings.Contains(got[id], "x-rule exceeded the process's memory limit") {
+			t.Errorf("%s: implementation %q; want pass, or a block by the process's memory limit", id, got[id])
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+}
