@@ -130,4 +130,4 @@ func (b *Budget) settle() {
 // ErrBudgetSpent is wrapped by the error of a load that a spent Budget
 // stopped: it says nothing about the modules, so it is not to be kept as
 // their answer. Its text is part of what such an error says.
-var ErrBudgetSpent = errors.New("rule time that all repository hooks share")
+var ErrBudgetSpent = errors.New("rule time (all repository hooks together)")

@@ -55,7 +55,7 @@ func TestTheHookBudgetBoundsAWholeCheck(t *testing.T) {
 				continue
 			}
 			text := strings.Join(n.Messages, " ")
-			if n.Status != "block" || !strings.Contains(text, "the budget of 50ms of rule time that all repository hooks share") {
+			if n.Status != "block" || !strings.Contains(text, "the budget of 50ms of rule time (all repository hooks together)") {
 				t.Errorf("%s: %s %q, want a block naming the budget", rep.WorkItem, n.Status, text)
 			}
 		}

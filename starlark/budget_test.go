@@ -31,7 +31,7 @@ func TestAHookThatOutrunsTheBudgetIsStoppedAndTheRestAreNotRun(t *testing.T) {
 	}
 	b := graph.NewBudget(50 * time.Millisecond)
 	r, err := table["x-h"].Run(budgeted(root, b))
-	wantLimitBlock(t, r, err, "x-h exceeded the budget of 50ms of rule time that all repository hooks share")
+	wantLimitBlock(t, r, err, "x-h exceeded the budget of 50ms of rule time (all repository hooks together)")
 	if !b.Out() {
 		t.Error("the budget is not out")
 	}
@@ -40,7 +40,7 @@ func TestAHookThatOutrunsTheBudgetIsStoppedAndTheRestAreNotRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := name + " was not run: the budget of 50ms of rule time that all repository hooks share is spent"
+		want := name + " was not run: the budget of 50ms of rule time (all repository hooks together) is spent"
 		if r.Status != graph.StatusBlock || r.Retriable || len(r.Messages) != 1 || r.Messages[0].Text != want {
 			t.Errorf("%s after the budget: %+v, want a block saying %q", name, r, want)
 		}
@@ -110,7 +110,7 @@ func TestModuleTopLevelsAreChargedToTheBudget(t *testing.T) {
 	other := Module{Path: ".the-loop/hooks/other.star", File: declared.File, Line: 9}
 	b := graph.NewBudget(50 * time.Millisecond)
 	_, err := Load([]Module{declared, other}, Options{Repo: root, Limits: budgetLimits, Budget: b})
-	if !errors.Is(err, graph.ErrBudgetSpent) || !strings.Contains(err.Error(), "module .the-loop/hooks/rules.star exceeded the budget of 50ms of rule time that all repository hooks share as it loaded") {
+	if !errors.Is(err, graph.ErrBudgetSpent) || !strings.Contains(err.Error(), "module .the-loop/hooks/rules.star exceeded the budget of 50ms of rule time (all repository hooks together) as it loaded") {
 		t.Errorf("got %v", err)
 	}
 	_, err = Load([]Module{other}, Options{Repo: root, Limits: budgetLimits, Budget: b})

@@ -157,9 +157,9 @@ func (st *callState) describe(l limit) string {
 	case limitMemory:
 		return fmt.Sprintf("its memory limit of %s", formatBytes(st.limits.Heap))
 	case limitBudget:
-		return fmt.Sprintf("the budget of %s of rule time that all repository hooks share", st.budget.Total())
+		return fmt.Sprintf("the budget of %s of rule time (all repository hooks together)", st.budget.Total())
 	case limitProcess:
-		return fmt.Sprintf("the process's memory limit of %s, which all hook calls share", formatBytes(st.processCeiling()))
+		return fmt.Sprintf("the process's memory limit of %s (all hook calls together)", formatBytes(st.processCeiling()))
 	}
 	return "no limit"
 }
@@ -453,6 +453,10 @@ func (st *callState) mustBeJudgedAlone() bool {
 //
 // A panic in fn is recovered and returned as an error.
 func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value, err error, abandoned bool) {
+	if st.budget.Out() {
+		// Not even waiting for its turn: time spent waiting is no rule's.
+		return nil, st.notRunError(), false
+	}
 	switch mode {
 	case ungated:
 	case shared:
@@ -476,9 +480,7 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 	// goroutine: an abandoned call counts for as long as it runs on.
 	endSpan, ok := st.budget.Begin(func() { st.trip(limitBudget) })
 	if !ok {
-		st.notRun = true
-		st.trip(limitBudget)
-		return nil, fmt.Errorf("%w: %s", errLimit, st.exceeded()), false
+		return nil, st.notRunError(), false
 	}
 	if mode != ungated {
 		guardMemory()
@@ -535,6 +537,13 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 		st.log.Error("starlark execution did not stop after its deadline; abandoned", "who", st.who)
 		return nil, nil, true
 	}
+}
+
+// notRunError is the error of a call the spent budget did not let begin.
+func (st *callState) notRunError() error {
+	st.notRun = true
+	st.trip(limitBudget)
+	return fmt.Errorf("%w: %s", errLimit, st.exceeded())
 }
 
 // leave runs fn, which has limits of its own, without charging this

@@ -354,3 +354,23 @@ func TestTheMemoryLimitHoldsForTheWholeProcess(t *testing.T) {
 		t.Errorf("exit %d, want 1", r.code)
 	}
 }
+
+// TestModulesCannotHoldMemoryTogetherPastTheLimit: each module's top level
+// keeps most of its memory limit in a global, which lives as long as the
+// process; three of them would hold more than the process may, so the
+// load fails naming the process's limit, within maxRSS.
+func TestModulesCannotHoldMemoryTogetherPastTheLimit(t *testing.T) {
+	root := hookRepo(t, "keep = \"x\" * (200 << 20)\nhook(\"x-rule\", lambda ctx: ok(str(len(keep))))\n", "issue-1")
+	decl := "graph:\n  hooks:\n    modules:\n      - path: .the-loop/hooks/rules.star\n"
+	for i := range 3 {
+		name := fmt.Sprintf(".the-loop/hooks/m%d.star", i)
+		os.WriteFile(filepath.Join(root, name), fmt.Appendf(nil, "keep = \"x\" * (200 << 20)\nhook(\"x-m%d\", lambda ctx: ok(str(len(keep))))\n", i), 0o644)
+		decl += "      - path: " + name + "\n"
+	}
+	decl += "    attach:\n      - {hook: x-rule, node: implementation}\n"
+	os.WriteFile(filepath.Join(root, ".the-loop/harness-config.yaml"), []byte(decl), 0o644)
+	r := attack(t, root, "check", "--all")
+	if r.code != 2 || !strings.Contains(r.stderr, "exceeded the process's memory limit of 384 MiB (all hook calls together) as it loaded") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
