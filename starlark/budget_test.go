@@ -14,7 +14,7 @@ import (
 var budgetLimits = Limits{Steps: 1 << 40, Deadline: time.Minute, ReadBytes: 1 << 10, ReadTotal: 4 << 10, Heap: 64 << 20}
 
 const spinner = "def _spin(ctx):\n    for i in range(1 << 40):\n        pass\n    return ok()\n\n" +
-	"def _cheap(ctx):\n    n = 0\n    for i in range(20000):\n        n += i\n    return ok()\n\n" +
+	"def _cheap(ctx):\n    n = 0\n    for i in range(2000):\n        n += i\n    return ok()\n\n" +
 	"hook(\"x-h\", _spin)\nhook(\"x-fine\", lambda ctx: ok())\nhook(\"x-cheap\", _cheap)\n"
 
 func budgeted(root string, b *graph.Budget) *graph.Context {
@@ -61,7 +61,7 @@ func TestCheapHooksAddUpToTheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, workers := range []int{1, 8} {
-		b := graph.NewBudget(100 * time.Millisecond)
+		b := graph.NewBudget(time.Second)
 		var mu sync.Mutex
 		passed, blocked := 0, 0
 		var wg sync.WaitGroup
@@ -80,7 +80,7 @@ func TestCheapHooksAddUpToTheBudget(t *testing.T) {
 					switch {
 					case r.Status == graph.StatusPass && !sawBlock:
 						passed++
-					case r.Status == graph.StatusBlock && strings.Contains(r.Messages[0].Text, "budget of 100ms"):
+					case r.Status == graph.StatusBlock && strings.Contains(r.Messages[0].Text, "budget of 1s"):
 						blocked++
 						sawBlock = true
 					default:
@@ -94,7 +94,10 @@ func TestCheapHooksAddUpToTheBudget(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if !b.Out() || passed == 0 || blocked == 0 {
+		// Alone, the first calls pass (each takes a tiny part of the
+		// budget); eight side by side on a loaded machine may all be
+		// stopped.
+		if !b.Out() || (workers == 1 && passed == 0) || blocked == 0 {
 			t.Errorf("%d workers: out %v, %d passed, %d blocked", workers, b.Out(), passed, blocked)
 		}
 	}
