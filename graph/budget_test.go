@@ -23,6 +23,7 @@ func budgetWith(total time.Duration) (*Budget, *fakeClock) {
 	c := &fakeClock{now: time.Unix(1e9, 0)}
 	b := NewBudget(total)
 	b.now = c.read
+	b.cores = func() int { return 4 }
 	return b, c
 }
 
@@ -57,6 +58,8 @@ func TestABudgetAddsUpSpansOneAfterAnother(t *testing.T) {
 	}
 }
 
+// TestSpansSideBySideEachCountForTheirOwnTime: three spans running four
+// seconds on four cores are twelve seconds of rule time.
 func TestSpansSideBySideEachCountForTheirOwnTime(t *testing.T) {
 	b, clock := budgetWith(10 * time.Second)
 	stopped := make(chan int, 3)
@@ -116,4 +119,32 @@ func TestANilBudgetIsUnlimited(t *testing.T) {
 		t.Error("a nil budget limits")
 	}
 	end()
+}
+
+// TestMoreSpansThanCoresCountAsTheCoresTime: eight spans running on four
+// cores for two seconds are eight seconds, not sixteen: a span waiting for
+// a core spends none.
+func TestMoreSpansThanCoresCountAsTheCoresTime(t *testing.T) {
+	b, clock := budgetWith(10 * time.Second)
+	var ends []func()
+	for range 8 {
+		end, ok := b.Begin(nil)
+		if !ok {
+			t.Fatal("refused")
+		}
+		ends = append(ends, end)
+	}
+	clock.pass(2 * time.Second)
+	for _, end := range ends {
+		end()
+	}
+	if b.Out() {
+		t.Fatal("out after eight seconds of a ten-second budget")
+	}
+	end, _ := b.Begin(nil)
+	clock.pass(2 * time.Second)
+	end()
+	if !b.Out() {
+		t.Error("not out after ten seconds")
+	}
 }

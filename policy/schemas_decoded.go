@@ -1783,7 +1783,7 @@ func decodedSchema(url string) any {
 									"properties": map[string]any{
 										"seconds": map[string]any{
 											"default":          json.Number("60"),
-											"description":      "Rule time, in seconds (at most a day): each call counts from when it starts running to when it ends, calls side by side each for their own.",
+											"description":      "Rule time, in seconds (at most a day): each call counts from when it starts running to when it ends; calls side by side count as the processor time they can have had (at most as many at once as there are cores).",
 											"exclusiveMinimum": json.Number("0"),
 											"maximum":          json.Number("86400"),
 											"type":             "number",

@@ -239,7 +239,8 @@
 // A graph.Budget (Options.Budget for the modules' top levels, the
 // graph.Context's for hook calls) bounds the rule time of a whole
 // evaluation: each call counts from when it starts running, past the
-// heap gate, to when its goroutine ends. Once it is spent, running calls
+// heap gate, to when its goroutine ends; calls side by side count as the
+// processor time they can have had. Once it is spent, running calls
 // are stopped ("x-h exceeded the budget of 1m0s of rule time (all
 // repository hooks together)") and later ones are not run ("x-h was not
 // run: ... is spent"), both blocks that are not retriable; a top level it

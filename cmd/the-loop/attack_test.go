@@ -222,7 +222,7 @@ func TestMemoryHungryHooksGiveOneVerdictRunAfterRun(t *testing.T) {
 	// What is judged is memory: the operator's deadline, far past the
 	// default, keeps a busy machine from deciding a verdict.
 	config := filepath.Join(t.TempDir(), "cli-config.yaml")
-	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}, hookBudget: {seconds: 3600}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, procs := range []string{"1", "2", "8"} {
@@ -315,7 +315,7 @@ func TestAnAbandonedHookHoldsUpNoOther(t *testing.T) {
 // process's limit, and by nothing else.
 func TestTheMemoryLimitHoldsForTheWholeProcess(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "cli-config.yaml")
-	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}, hookBudget: {seconds: 3600}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var items []string
@@ -333,7 +333,7 @@ func TestTheMemoryLimitHoldsForTheWholeProcess(t *testing.T) {
 	}
 
 	short := filepath.Join(t.TempDir(), "cli-config.yaml")
-	if err := os.WriteFile(short, []byte("routing: {graph: {hookLimits: {seconds: 3, steps: 1000000000000}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(short, []byte("routing: {graph: {hookLimits: {seconds: 3, steps: 1000000000000}, hookBudget: {seconds: 3600}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	held := hookRepo(t, hookBody("keep = \"x\" * (200 << 20)\n    if ctx.work_item.id.startswith(\"a-\"):\n        re.search(\"(a|b|c|d|e|f){200}z\", \"a\" * 2000000)\n    if len(keep) != 200 << 20:\n        fail(\"short\")"),
