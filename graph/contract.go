@@ -311,6 +311,9 @@ type Context struct {
 	// author running one rule to see what it does (hooks run, hooks test).
 	// A hook that has nothing to say leaves it as it is.
 	Trace *HookTrace
+	// Budget bounds the rule time of every repository hook of the
+	// evaluation together (see Budget); nil is unlimited.
+	Budget *Budget
 
 	// reuse, when set, is where RunChain puts the context of each shipped
 	// hook it runs, one after another: a read-only evaluation runs a

@@ -75,6 +75,10 @@ type Runtime struct {
 	// LockTimeout is how long a writer waits for a held lock before
 	// answering busy; zero answers at once.
 	LockTimeout time.Duration
+	// Budget bounds the time every repository hook of the evaluation
+	// spends, all together; nil is unlimited. It is handed to hooks in
+	// their Context.
+	Budget *Budget
 }
 
 func (rt *Runtime) now() time.Time {
@@ -224,6 +228,7 @@ func (rt *Runtime) itemContext(item WorkItem, st *State, skips map[string]map[st
 		Config:           rt.Config,
 		Integration:      rt.integration(),
 		Log:              logWith(rt.log(), "work_item", item.ID),
+		Budget:           rt.Budget,
 	}
 }
 

@@ -45,6 +45,12 @@ const (
 	DefaultHookDeadline = 5 * time.Second
 	// MaxHookSeconds is the most routing.graph.hookLimits.seconds may say.
 	MaxHookSeconds = 3600
+	// DefaultHookBudget is the rule time all repository hooks of one
+	// evaluation may spend together (routing.graph.hookBudget.seconds).
+	DefaultHookBudget = 60 * time.Second
+	// MaxHookBudgetSeconds is the most routing.graph.hookBudget.seconds
+	// may say.
+	MaxHookBudgetSeconds = 86400
 )
 
 // Defaults of the webhook receiver, webhooks.ghWebhook, and of the routing
@@ -457,6 +463,17 @@ func (c *CLIConfig) HookDeadline() time.Duration {
 	// The schema bounds it at an hour; a document that got past it any
 	// other way is still never turned into a deadline that overflows.
 	return time.Duration(min(s, MaxHookSeconds) * float64(time.Second))
+}
+
+// HookBudget is routing.graph.hookBudget.seconds, the rule time all
+// repository hooks of one evaluation may spend together (see
+// graph.Budget). Default DefaultHookBudget.
+func (c *CLIConfig) HookBudget() time.Duration {
+	s, ok := numberAt(c.Doc, "routing.graph.hookBudget.seconds")
+	if !ok || s <= 0 {
+		return DefaultHookBudget
+	}
+	return time.Duration(min(s, MaxHookBudgetSeconds) * float64(time.Second))
 }
 
 // SpecDirOverride is routing.graph.specDir: a spec directory that replaces

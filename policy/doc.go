@@ -108,6 +108,7 @@
 //	routing.graph.hookPath                HookPath          none, then $THE_LOOP_HOOK_PATH
 //	routing.graph.hookLimits.steps        HookStepBudget    10,000,000
 //	routing.graph.hookLimits.seconds      HookDeadline      5s
+//	routing.graph.hookBudget.seconds      HookBudget        60s (all hooks of one evaluation)
 //	routing.graph.specDir                 SpecDirOverride   "" (no override)
 //	routing.control.keywords.<command>    ControlKeyword    "the-loop <command>"
 //	routing.control.keywords.execute      ExecuteKeyword    "the-loop execute"
@@ -153,7 +154,8 @@
 // (HarnessSchema, CLISchema; draft 2020-12). They accept every file the
 // original tool's schemas accept, with the same property names, types, enums
 // and additionalProperties strictness, plus this implementation's keys:
-// routing.graph.hookPath and routing.graph.hookLimits. One relaxation: the
+// routing.graph.hookPath, routing.graph.hookLimits and
+// routing.graph.hookBudget. One relaxation: the
 // harness schema requires no top-level section, because a partial file means
 // "defaults for the rest", exactly as a missing file does.
 //

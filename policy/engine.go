@@ -101,6 +101,7 @@ type Engine struct {
 	allFindings bool              // Options.AllFindings
 	base        *changes          // Options.Base's changes; nil: no base named
 	rules       *rules            // the revision the gate's files come from; nil: the checkout
+	budget      *graph.Budget     // the rule time all of this engine's repository hooks share
 	mu          sync.Mutex        // guards notes, refused, unreplied and denied: check runs items in parallel
 	notes       []string
 	refused     bool
@@ -185,7 +186,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events,
 		integration: opts.Integration, noAdopt: opts.NoAdopt, reloadHooks: opts.ReloadHooks, lockTimeout: opts.LockTimeout, replies: opts.Replies,
-		allFindings: opts.AllFindings}
+		allFindings: opts.AllFindings, budget: graph.NewBudget(cli.HookBudget())}
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
 	}
@@ -383,6 +384,7 @@ func (e *Engine) runtime(recorded string, sel Selector, emit bool) (*graph.Runti
 	}
 	rt.Ref = sel.Ref
 	rt.LockTimeout = e.lockTimeout
+	rt.Budget = e.budget
 	rt.Changed, _ = e.Changes() // Check has waited, and said a failure
 	name := sel.Loop()
 	if sel.PR > 0 {

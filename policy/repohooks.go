@@ -1,11 +1,13 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/starlark"
@@ -29,8 +31,23 @@ type loaded[T any] struct {
 func cached[T any](m *sync.Map, key string, build func() (T, error)) (T, error) {
 	v, _ := m.LoadOrStore(key, &loaded[T]{})
 	l := v.(*loaded[T])
-	l.once.Do(func() { l.value, l.err = build() })
+	l.once.Do(func() {
+		l.value, l.err = build()
+		if errors.Is(l.err, graph.ErrBudgetSpent) {
+			// One evaluation's budget ran out as the modules loaded: that
+			// is no answer about the modules for the next engine.
+			m.CompareAndDelete(key, l)
+		}
+	})
 	return l.value, l.err
+}
+
+// HookBudgetSpent reports whether the rule time this engine's repository
+// hooks share ran out (routing.graph.hookBudget), and how much it was: a
+// verb that ran them answers 1 then, whatever their verdicts, since which
+// hooks were stopped or not run depends on timing.
+func (e *Engine) HookBudgetSpent() (time.Duration, bool) {
+	return e.budget.Total(), e.budget.Out()
 }
 
 // Declaration is the repository's graph.hooks, read without executing
@@ -218,7 +235,7 @@ func (e *Engine) starlarkOptions() starlark.Options {
 	limits := starlark.DefaultLimits
 	limits.Steps = e.CLI.HookStepBudget()
 	limits.Deadline = e.CLI.HookDeadline()
-	return starlark.Options{Repo: e.Root, HookPath: e.CLI.HookPath(), Limits: limits, Log: e.log}
+	return starlark.Options{Repo: e.Root, HookPath: e.CLI.HookPath(), Limits: limits, Log: e.log, Budget: e.budget}
 }
 
 // loadOptions are the options a verb loads the modules with; a check

@@ -1777,6 +1777,20 @@ func decodedSchema(url string) any {
 									"default": true,
 									"type":    "boolean",
 								},
+								"hookBudget": map[string]any{
+									"additionalProperties": false,
+									"description":          "What all repository hooks of one evaluation (one check, hooks run or graph verb) may spend together, module top levels included. Once spent, every hook still to run is a block naming the budget, and the exit is 1.",
+									"properties": map[string]any{
+										"seconds": map[string]any{
+											"default":          json.Number("60"),
+											"description":      "Rule time, in seconds (at most a day): each call counts from when it starts running to when it ends; calls side by side count as the processor time they can have had (at most as many at once as there are cores).",
+											"exclusiveMinimum": json.Number("0"),
+											"maximum":          json.Number("86400"),
+											"type":             "number",
+										},
+									},
+									"type": "object",
+								},
 								"hookLimits": map[string]any{
 									"additionalProperties": false,
 									"description":          "Per-call limits for a repository hook. Exceeding either blocks the node, naming the hook.",

@@ -3,6 +3,8 @@ package starlark
 import (
 	"log/slog"
 	"time"
+
+	"github.com/the-loop/the-loop/graph"
 )
 
 // Module is one declared module: a repository-relative .star file (Path),
@@ -67,6 +69,12 @@ type Options struct {
 	// Log receives print() output (debug) and diagnostics. When nil, a
 	// hook call logs to its graph.Context's Log, and loading discards.
 	Log *slog.Logger
+	// Budget is the evaluation's rule time that the modules' top levels
+	// are charged to, as hook calls are to their graph.Context's; nil is
+	// unlimited. A top level it stops fails the load, wrapping
+	// graph.ErrBudgetSpent. It is not kept: the hooks Load returns are
+	// charged to the budget of the context each call is handed.
+	Budget *graph.Budget
 }
 
 // withDefaults fills every zero field of l from DefaultLimits.

@@ -232,8 +232,32 @@
 // ran (which bounds what the call itself grew the heap by); otherwise it
 // runs again alone, from a collected heap. The same inputs give the same
 // verdict however many items are checked at once and on however many
-// cores. Peak memory is the heap at the start plus about Heap plus the Go
-// runtime's own overhead.
+// cores.
+//
+// The process's heap as a whole is bounded too, at 384 MiB (or a call's
+// Heap and 64 MiB, were that more): the watchdog and every guarded
+// operation measure it, with what the other running calls' guarded
+// operations were allowed and may not have allocated yet (each reserves
+// its estimate under one lock, so two calls are never both allowed the
+// same room). A call abandoned at its deadline keeps its reservation
+// until its goroutine ends and its memory until it is collectable, so it
+// counts until it is really gone. Exceeding it is "x-h exceeded the
+// process's memory limit of 384 MiB (all hook calls together)", judged
+// again alone like a call's own memory limit. The first call also sets
+// the Go runtime's soft memory limit to 512 MiB, unless one is set
+// (GOMEMLIMIT). Peak memory stays under 600 MB resident.
+//
+// # The budget
+//
+// A graph.Budget (Options.Budget for the modules' top levels, the
+// graph.Context's for hook calls) bounds the rule time of a whole
+// evaluation: each call counts from when it starts running, past the
+// heap gate, to when its goroutine ends; calls side by side count as the
+// processor time they can have had. Once it is spent, running calls
+// are stopped ("x-h exceeded the budget of 1m0s of rule time (all
+// repository hooks together)") and later ones are not run ("x-h was not
+// run: ... is spent"), both blocks that are not retriable; a top level it
+// stops fails the load, wrapping graph.ErrBudgetSpent.
 //
 // # Tracing and rule tests
 //

@@ -103,6 +103,7 @@ func (h *Hook) Run(gctx *graph.Context) (graph.Result, error) {
 // given mode.
 func (h *Hook) call(gctx *graph.Context, repo *tree, log *slog.Logger, mode runMode) (st *callState, v sl.Value, err error, abandoned bool) {
 	st = newCallState(h.name, h.host.limits, log)
+	st.budget = gctx.Budget
 	if gctx.Trace != nil {
 		st.prints = &printLog{}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -13,6 +14,7 @@ import (
 
 	sl "go.starlark.net/starlark"
 
+	"github.com/the-loop/the-loop/graph"
 	"github.com/the-loop/the-loop/starlark/re"
 )
 
@@ -24,6 +26,12 @@ const (
 	limitSteps
 	limitDeadline
 	limitMemory
+	// limitBudget is the evaluation's budget of rule time for all
+	// repository hooks together (graph.Budget), spent.
+	limitBudget
+	// limitProcess is the memory of the whole process (processHeap): what
+	// every call, running or abandoned, holds together.
+	limitProcess
 )
 
 // stateKey is the thread-local key of the *callState every thread we create
@@ -50,6 +58,10 @@ type callState struct {
 	limits Limits
 	log    *slog.Logger
 	thread *sl.Thread
+	// budget is the evaluation's rule time, shared by every call; nil is
+	// unlimited. notRun is set when it was spent before the call began.
+	budget *graph.Budget
+	notRun bool
 
 	tripped  atomic.Int32
 	heapBase atomic.Uint64
@@ -58,6 +70,12 @@ type callState struct {
 	// one's.
 	away   atomic.Bool
 	growth atomic.Uint64
+	// reserved is what the call's last guarded operation was allowed to
+	// allocate, counted in pendingTotal until the call's next one (by
+	// then this one has allocated) or its end.
+	reserved atomic.Uint64
+	// room is what the process's limit left, as last measured.
+	room atomic.Uint64
 
 	// read accounting for ctx.repo; touched only by the thread's goroutine.
 	readTotal int64
@@ -138,12 +156,19 @@ func (st *callState) describe(l limit) string {
 		return fmt.Sprintf("its deadline of %s", st.limits.Deadline)
 	case limitMemory:
 		return fmt.Sprintf("its memory limit of %s", formatBytes(st.limits.Heap))
+	case limitBudget:
+		return fmt.Sprintf("the budget of %s of rule time (all repository hooks together)", st.budget.Total())
+	case limitProcess:
+		return fmt.Sprintf("the process's memory limit of %s (all hook calls together)", formatBytes(st.processCeiling()))
 	}
 	return "no limit"
 }
 
 // exceeded is the sentence a tripped limit is reported with.
 func (st *callState) exceeded() string {
+	if st.notRun {
+		return fmt.Sprintf("%s was not run: %s is spent", st.who, st.describe(limitBudget))
+	}
 	return fmt.Sprintf("%s exceeded %s", st.who, st.describe(st.trippedLimit()))
 }
 
@@ -184,10 +209,11 @@ func (st *callState) Charge(thread *sl.Thread, n uint64, what func() string) err
 func (st *callState) Allow(est uint64, what func() string) error { return st.allowFor(est, what) }
 
 // Allowance is what the call may still allocate: its memory limit less
-// what the heap has grown by since the call began, as last measured.
+// what the heap has grown by since the call began, and no more than the
+// room left under the process's limit, as last measured.
 func (st *callState) Allowance() uint64 {
 	if g := st.growth.Load(); g < st.limits.Heap {
-		return st.limits.Heap - g
+		return min(st.limits.Heap-g, st.room.Load())
 	}
 	return 0
 }
@@ -215,29 +241,102 @@ func (st *callState) allowFor(est uint64, what func() string) error {
 	if est < smallAlloc {
 		return nil
 	}
-	if est >= st.limits.Heap || st.overHeap(est) {
+	if est >= st.limits.Heap {
 		return st.refuse(limitMemory, "%s would allocate about %s", what(), formatBytes(est))
+	}
+	// Checked and reserved as one: two calls side by side must not both
+	// be allowed the same room.
+	admitting.Lock()
+	over := st.overHeap(est)
+	if over == limitNone {
+		st.reserve(est)
+	}
+	admitting.Unlock()
+	if over != limitNone {
+		return st.refuse(over, "%s would allocate about %s", what(), formatBytes(est))
 	}
 	return nil
 }
 
-// overHeap reports whether the heap has grown by more than the limit (less
-// extra) since the execution began. Growth is measured on the heap's
-// object bytes, which include garbage; before concluding, it collects and
-// measures again, so only memory the execution actually holds counts.
-func (st *callState) overHeap(extra uint64) bool {
-	over := func() bool {
-		g, base := heapObjects(), st.heapBase.Load()
-		if g > base {
-			g -= base
-		} else {
-			g = 0
+// processHeap is the most heap the whole process may hold while hook
+// calls run: what every call holds, running or abandoned and not yet
+// ended, together. It keeps the process under 600 MB resident with the
+// Go runtime's own memory, which softMemoryLimit bounds; a call whose
+// own limit is larger (a test's) is given its limit and some room.
+const processHeap = 384 << 20
+
+// softMemoryLimit is the Go runtime's memory limit (debug.SetMemoryLimit)
+// once a hook call runs, unless the operator set one (GOMEMLIMIT): it has
+// the collector work harder near it, so that garbage beside the live heap
+// does not take the process past the bound.
+const softMemoryLimit = 512 << 20
+
+var setSoftLimit sync.Once
+
+func guardMemory() {
+	setSoftLimit.Do(func() {
+		if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+			debug.SetMemoryLimit(softMemoryLimit)
+		}
+	})
+}
+
+func (st *callState) processCeiling() uint64 {
+	return max(processHeap, st.limits.Heap+64<<20)
+}
+
+// admitting serialises guarded operations' admission, so that what one
+// is allowed is reserved before the next is judged.
+var admitting sync.Mutex
+
+// pendingTotal is what running calls' guarded operations were allowed to
+// allocate and may not have yet (the sum of their reserved).
+var pendingTotal atomic.Uint64
+
+func (st *callState) reserve(est uint64) {
+	old := st.reserved.Swap(est)
+	pendingTotal.Add(est - old)
+}
+
+func (st *callState) release() {
+	old := st.reserved.Swap(0)
+	pendingTotal.Add(-old)
+}
+
+// overHeap reports which memory limit extra more bytes would exceed: the
+// call's own (limitMemory), when the heap has grown by more than its
+// limit less extra since the execution began, or the process's
+// (limitProcess), when the heap, what other calls were allowed and have
+// perhaps not allocated yet, and extra come to more than processHeap; or
+// limitNone. Growth is measured on the heap's object bytes, which include
+// garbage; before concluding, it collects and measures again, so only
+// memory actually held counts. The heap holds what abandoned calls still
+// hold: their memory counts until it is collectable.
+func (st *callState) overHeap(extra uint64) limit {
+	over := func() limit {
+		h, base := heapObjects(), st.heapBase.Load()
+		g := uint64(0)
+		if h > base {
+			g = h - base
 		}
 		st.growth.Store(g)
-		return g+extra >= st.limits.Heap && g+extra > 0
+		if g+extra >= st.limits.Heap && g+extra > 0 {
+			return limitMemory
+		}
+		var others uint64
+		if total, own := pendingTotal.Load(), st.reserved.Load(); total > own {
+			others = total - own
+		}
+		used, ceiling := h+others, st.processCeiling()
+		if used+extra >= ceiling {
+			st.room.Store(0)
+			return limitProcess
+		}
+		st.room.Store(ceiling - used)
+		return limitNone
 	}
-	if !over() {
-		return false
+	if over() == limitNone {
+		return limitNone
 	}
 	runtime.GC()
 	return over()
@@ -332,7 +431,7 @@ const (
 // growth is unknown. A step budget or a deadline spent is its own.
 func (st *callState) mustBeJudgedAlone() bool {
 	switch st.trippedLimit() {
-	case limitMemory:
+	case limitMemory, limitProcess:
 		return true
 	case limitNone:
 		return st.allocated >= st.limits.Heap
@@ -354,6 +453,10 @@ func (st *callState) mustBeJudgedAlone() bool {
 //
 // A panic in fn is recovered and returned as an error.
 func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value, err error, abandoned bool) {
+	if st.budget.Out() {
+		// Not even waiting for its turn: time spent waiting is no rule's.
+		return nil, st.notRunError(), false
+	}
 	switch mode {
 	case ungated:
 	case shared:
@@ -373,7 +476,18 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 			settleHeap()
 		}
 	}
-	st.heapBase.Store(heapObjects())
+	// Rule time is counted from here, past the gate, to the end of fn's
+	// goroutine: an abandoned call counts for as long as it runs on.
+	endSpan, ok := st.budget.Begin(func() { st.trip(limitBudget) })
+	if !ok {
+		return nil, st.notRunError(), false
+	}
+	if mode != ungated {
+		guardMemory()
+	}
+	base := heapObjects()
+	st.heapBase.Store(base)
+	st.room.Store(st.processCeiling() - min(base, st.processCeiling()))
 	allocBase := heapAllocs()
 	var ended sync.Mutex // guards done and left
 	done, left := false, false
@@ -382,6 +496,8 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 	go st.watch(stop)
 	deadline := time.AfterFunc(st.limits.Deadline, func() { st.trip(limitDeadline) })
 	go func() {
+		defer endSpan()
+		defer st.release()
 		defer func() {
 			ended.Lock()
 			done = true
@@ -423,6 +539,13 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 	}
 }
 
+// notRunError is the error of a call the spent budget did not let begin.
+func (st *callState) notRunError() error {
+	st.notRun = true
+	st.trip(limitBudget)
+	return fmt.Errorf("%w: %s", errLimit, st.exceeded())
+}
+
 // leave runs fn, which has limits of its own, without charging this
 // execution for the heap fn grows: the watchdog looks away, and the
 // baseline is taken again after, so what fn left behind is not this
@@ -444,8 +567,11 @@ func (st *callState) watch(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if !st.away.Load() && st.overHeap(0) {
-				st.trip(limitMemory)
+			if st.away.Load() {
+				continue
+			}
+			if l := st.overHeap(0); l != limitNone {
+				st.trip(l)
 				return
 			}
 		}

@@ -56,6 +56,8 @@ type host struct {
 	logGiven   bool
 	env        sl.StringDict
 	threadInit func(*sl.Thread) // tests set the assert reporter here
+	// budget is what the modules' top levels are charged to (Options.Budget).
+	budget *graph.Budget
 }
 
 func newHost(opts Options) (*host, error) {
@@ -71,6 +73,7 @@ func newHost(opts Options) (*host, error) {
 		log:      opts.Log,
 		logGiven: opts.Log != nil,
 		env:      predeclared(),
+		budget:   opts.Budget,
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -329,6 +332,7 @@ func (l *loader) execModule(m Module, src *source) error {
 	}
 	st := newCallState("module "+src.name, l.limits, l.log)
 	st.registrar = &registrar{l: l, module: src.name}
+	st.budget = l.budget
 	thread := st.newThread("module "+src.name, l.threadInit)
 	thread.Load = l.loadFn
 	before := len(l.order)
@@ -339,7 +343,13 @@ func (l *loader) execModule(m Module, src *source) error {
 	}, exclusive)
 	if abandoned || (err != nil && st.trippedLimit() != limitNone) {
 		ce := located(m, err)
-		ce.Msg = st.exceeded() + " as it loaded"
+		ce.Msg = st.exceeded()
+		if !st.notRun {
+			ce.Msg += " as it loaded"
+		}
+		if st.trippedLimit() == limitBudget {
+			ce.Err = graph.ErrBudgetSpent
+		}
 		if pos, ok := deepestPos(err); ok {
 			ce.Msg += fmt.Sprintf(" (stopped at %s)", pos)
 		}

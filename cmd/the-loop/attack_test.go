@@ -222,7 +222,7 @@ func TestMemoryHungryHooksGiveOneVerdictRunAfterRun(t *testing.T) {
 	// What is judged is memory: the operator's deadline, far past the
 	// default, keeps a busy machine from deciding a verdict.
 	config := filepath.Join(t.TempDir(), "cli-config.yaml")
-	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}, hookBudget: {seconds: 3600}}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, procs := range []string{"1", "2", "8"} {
@@ -302,5 +302,76 @@ func TestAnAbandonedHookHoldsUpNoOther(t *testing.T) {
 	}
 	if r.wall > 20*time.Second {
 		t.Errorf("took %s: the other items waited for the abandoned one", r.wall)
+	}
+}
+
+// TestTheMemoryLimitHoldsForTheWholeProcess: the memory limit is the
+// process's, not each call's. Items whose hooks each build most of their
+// own limit at once, side by side on 2 and 8 cores, and items whose hooks
+// are abandoned at their deadline still holding it, beside and before
+// items that build as much again, keep the process under maxRSS (attack
+// checks it). A hook that passes alone passes side by side; beside an
+// abandoned call still holding its memory, it may be stopped by the
+// process's limit, and by nothing else.
+func TestTheMemoryLimitHoldsForTheWholeProcess(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "cli-config.yaml")
+	if err := os.WriteFile(config, []byte("routing: {graph: {hookLimits: {seconds: 120}, hookBudget: {seconds: 3600}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	for i := range 8 {
+		items = append(items, fmt.Sprintf("item-%d", i))
+	}
+	wide := hookRepo(t, hookBody("s = \"x\" * (220 << 20)\n    if len(s) != 220 << 20:\n        fail(\"short\")"), items...)
+	for _, procs := range []string{"2", "8"} {
+		r := attackWith(t, wide, []string{"GOMAXPROCS=" + procs, "THE_LOOP_CLI_CONFIG=" + config}, "check", "--all", "--format", "json")
+		for _, id := range items {
+			if got := implementation(t, r.stdout)[id]; got != "pass: " {
+				t.Errorf("on %s cores, %s: implementation %q; want pass", procs, id, got)
+			}
+		}
+	}
+
+	short := filepath.Join(t.TempDir(), "cli-config.yaml")
+	if err := os.WriteFile(short, []byte("routing: {graph: {hookLimits: {seconds: 3, steps: 1000000000000}, hookBudget: {seconds: 3600}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := hookRepo(t, hookBody("keep = \"x\" * (200 << 20)\n    if ctx.work_item.id.startswith(\"a-\"):\n        re.search(\"(a|b|c|d|e|f){200}z\", \"a\" * 2000000)\n    if len(keep) != 200 << 20:\n        fail(\"short\")"),
+		"a-1", "a-2", "a-3", "b-1", "b-2", "b-3")
+	r := attackWith(t, held, []string{"GOMAXPROCS=2", "THE_LOOP_CLI_CONFIG=" + short}, "check", "--all", "--format", "json")
+	got := implementation(t, r.stdout)
+	for _, id := range []string{"a-1", "a-2", "a-3"} {
+		if !strings.Contains(got[id], "x-rule exceeded its deadline of 3s") && !strings.Contains(got[id], "x-rule exceeded the process's memory limit") {
+			t.Errorf("%s: implementation %q; want a block at its deadline", id, got[id])
+		}
+	}
+	// What decides these is memory, or a loaded machine's deadline.
+	for _, id := range []string{"b-1", "b-2", "b-3"} {
+		if got[id] != "pass: " && !strings.Contains(got[id], "x-rule exceeded the process's memory limit") && !strings.Contains(got[id], "x-rule exceeded its deadline of 3s") {
+			t.Errorf("%s: implementation %q; want pass, or a block by the process's memory limit", id, got[id])
+		}
+	}
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+}
+
+// TestModulesCannotHoldMemoryTogetherPastTheLimit: each module's top level
+// keeps most of its memory limit in a global, which lives as long as the
+// process; three of them would hold more than the process may, so the
+// load fails naming the process's limit, within maxRSS.
+func TestModulesCannotHoldMemoryTogetherPastTheLimit(t *testing.T) {
+	root := hookRepo(t, "keep = \"x\" * (200 << 20)\nhook(\"x-rule\", lambda ctx: ok(str(len(keep))))\n", "issue-1")
+	decl := "graph:\n  hooks:\n    modules:\n      - path: .the-loop/hooks/rules.star\n"
+	for i := range 3 {
+		name := fmt.Sprintf(".the-loop/hooks/m%d.star", i)
+		os.WriteFile(filepath.Join(root, name), fmt.Appendf(nil, "keep = \"x\" * (200 << 20)\nhook(\"x-m%d\", lambda ctx: ok(str(len(keep))))\n", i), 0o644)
+		decl += "      - path: " + name + "\n"
+	}
+	decl += "    attach:\n      - {hook: x-rule, node: implementation}\n"
+	os.WriteFile(filepath.Join(root, ".the-loop/harness-config.yaml"), []byte(decl), 0o644)
+	r := attack(t, root, "check", "--all")
+	if r.code != 2 || !strings.Contains(r.stderr, "exceeded the process's memory limit of 384 MiB (all hook calls together) as it loaded") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
 }

@@ -104,6 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err = flagged(ctx.Run(&cli.Globals, out))
 	if cli.opened != nil {
 		printNotes(out, cli.opened.Notes())
+		err = overBudget(cli.opened, err, out)
 	}
 	return reportAs(err, out, selectedFormat(ctx))
 }
@@ -113,8 +114,26 @@ func runVerb(verb runner, cli *CLI, out *Output) int {
 	err := flagged(verb.Run(&cli.Globals, out))
 	if cli.opened != nil {
 		printNotes(out, cli.opened.Notes())
+		err = overBudget(cli.opened, err, out)
 	}
 	return reportAs(err, out, formatOf(verb))
+}
+
+// overBudget makes a verb whose repository hooks ran out of the rule time
+// they share answer no (exit 1) at least: the hooks left were blocks, but
+// a report-only one changes no verdict, and which hooks were stopped
+// depends on timing, while that the budget ran out does not.
+func overBudget(e *policy.Engine, err error, out *Output) error {
+	total, spent := e.HookBudgetSpent()
+	if !spent {
+		return err
+	}
+	fmt.Fprintf(out.Stderr, "the-loop: the repository hooks spent their budget of %s of rule time (routing.graph.hookBudget.seconds); what it did not cover is blocked\n", total)
+	var code exitCode
+	if err == nil || (errors.As(err, &code) && code == 0) {
+		return exitCode(1)
+	}
+	return err
 }
 
 // badGrammar reports a command tree kong refuses: a defect of this
