@@ -36,8 +36,10 @@ func (r RepoName) String() string {
 
 // StateKey is the directory an inner loop of a pull request in r keeps
 // its state under, below pr-loops/: OWNER__NAME, as the original names it.
-// Neither name can hold "__"'s meaning away: a name is one path segment,
-// never "." or "..".
+// It names one repository only: an owner holds no "__" and does not end
+// in "_" (IsOwnerName), so the key's first "__" is where the owner ends,
+// and a_/b and a/_b, which the original files under one key, cannot both
+// be read. A name is one path segment, never "." or "..".
 func (r RepoName) StateKey() string { return r.Owner + "__" + r.Name }
 
 // RepoNameError is a string that is not OWNER/NAME: either one segment of
@@ -51,7 +53,7 @@ type RepoNameError struct {
 }
 
 func (e *RepoNameError) Error() string {
-	const want = "want OWNER/NAME, such as acme/shop: an owner of letters, digits, '-' and '_' (at most 39, starting with a letter or digit), " +
+	const want = "want OWNER/NAME, such as acme/shop: an owner of letters, digits, '-' and '_' (at most 39, starting with a letter or digit, no \"__\", not ending in '_'), " +
 		"a name of letters, digits, '.', '_' and '-' (at most 100, not starting with '-', not \".\" or \"..\")"
 	if e.Shape {
 		return fmt.Sprintf("repository %q: %s; %s", e.Input, e.Msg, want)
@@ -112,12 +114,13 @@ func ParseRepoName(s string) (RepoName, error) {
 
 // IsOwnerName reports whether s is a GitHub owner's login in the charset
 // the-loop takes: 1 to 39 ASCII letters, digits, '-' and '_', starting
-// with a letter or a digit. GitHub makes new logins of letters, digits and
-// single inner hyphens; older logins keep a doubled or trailing hyphen,
-// and an Enterprise Managed User's ends in _SHORTCODE, so those are taken
-// too. None can be a path step, a flag or a second segment.
+// with a letter or a digit, with no "__" and no trailing '_'. GitHub makes
+// new logins of letters, digits and single inner hyphens; older logins
+// keep a doubled or trailing hyphen, and an Enterprise Managed User's ends
+// in _SHORTCODE, so those are taken too. None can be a path step, a flag
+// or a second segment, nor make two repositories one StateKey.
 func IsOwnerName(s string) bool {
-	if len(s) == 0 || len(s) > MaxOwnerLen || !isAlnum(s[0]) {
+	if len(s) == 0 || len(s) > MaxOwnerLen || !isAlnum(s[0]) || s[len(s)-1] == '_' || strings.Contains(s, "__") {
 		return false
 	}
 	for i := 1; i < len(s); i++ {

@@ -57,6 +57,8 @@ func TestParseRepoNameRefusesWhatIsNoOwnerSlashName(t *testing.T) {
 		{"-x/app", `unusable repository segment "-x"`},
 		{"acme/-rf", `unusable repository segment "-rf"`},
 		{"_x/app", `unusable repository segment "_x"`},
+		{"a_/b", `unusable repository segment "a_"`},     // a_/b and a/_b would share a state key
+		{"a__b/c", `unusable repository segment "a__b"`}, // and a__b/c and a/b__c
 		{".x/app", `unusable repository segment ".x"`},
 		{"ac.me/app", `unusable repository segment "ac.me"`},
 		{"acme/my app", `unusable repository segment "my app"`},
@@ -120,6 +122,28 @@ func TestRefForAndParseRefShareTheRepositoryRule(t *testing.T) {
 // accepted name is two path segments that stay below the directory they
 // are joined to, round-trips through String, and is one StateKey segment;
 // a refusal is a *RepoNameError of bounded size.
+// TestNoTwoRepositoriesShareAStateKey: the key of an inner loop's state is
+// the repository's own, however its names play with "_".
+func TestNoTwoRepositoriesShareAStateKey(t *testing.T) {
+	names := []string{"a", "b", "_b", "__b", "b_", "b__c", "a_b", "a-b", "_", "__", "a_b_c"}
+	seen := map[string]string{}
+	for _, owner := range names {
+		for _, name := range names {
+			r, err := ParseRepoName(owner + "/" + name)
+			if err != nil {
+				continue
+			}
+			if other, ok := seen[r.StateKey()]; ok {
+				t.Errorf("%s and %s share the state key %q", other, r, r.StateKey())
+			}
+			seen[r.StateKey()] = r.String()
+		}
+	}
+	if len(seen) < 40 {
+		t.Errorf("only %d of the names were taken", len(seen))
+	}
+}
+
 func FuzzParseRepoName(f *testing.F) {
 	for _, s := range []string{"acme/shop", "../../etc", "evil/..", "a/b/c", "acme/.github", "octocat_acme/x",
 		"acme/app.git", "-x/y", "acme//app", "acmé/app", "a/" + strings.Repeat("r", 100), ""} {
@@ -142,6 +166,9 @@ func FuzzParseRepoName(f *testing.F) {
 		}
 		if r.String() != s || !utf8.ValidString(s) {
 			t.Fatalf("%q read as %q", s, r)
+		}
+		if owner, name, ok := strings.Cut(r.StateKey(), "__"); !ok || owner != r.Owner || name != r.Name {
+			t.Fatalf("%q: the state key %q does not name it alone", s, r.StateKey())
 		}
 		for _, p := range []string{r.Owner, r.Name, r.StateKey()} {
 			if p == "" || p == "." || p == ".." || strings.ContainsAny(p, "/\\\x00 \t\r\n") || p[0] == '-' {
