@@ -96,6 +96,9 @@ var workFamilies = []struct {
 	}},
 	{"integers", []struct{ name, body string }{
 		{"squaring", "x = 3\n    for i in range(19):\n        x = x * x"},
+		{"squaring in place", "x = 3\n    for i in range(19):\n        x *= x"},
+		{"multiplying in place, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(1000):\n        y = x\n        y *= x"},
+		{"floor division in place, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    y = 7\n    for i in range(16):\n        y = y * y\n    for i in range(1000):\n        s = x\n        s //= y"},
 		{"str of a long integer, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(100):\n        s = str(x)"},
 		{"% formatting a long integer, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(100):\n        s = \"%d\" % x"},
 		{"json.encode of a long integer, again and again", "x = 3\n    for i in range(17):\n        x = x * x\n    for i in range(100):\n        s = json.encode(x)"},

@@ -30,8 +30,8 @@
 // The dialect is starlark-go's strict one plus sets: no while, no
 // recursion, no reassignment of a global, no if or for at the top level
 // (a module's top level defines and registers; its work happens in
-// functions). A %= on an element or field (x[i] %= y) is also refused;
-// write x[i] = x[i] % y.
+// functions). A %= or //= on an element or field (x[i] %= y) is also
+// refused; write x[i] = x[i] % y.
 //
 // load() loads another .star file: "//a/b.star" from the root of the
 // loading file's tree (the repository, or for a hook-path module its hook

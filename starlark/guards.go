@@ -337,6 +337,14 @@ func (r repeatOperand) Binary(op syntax.Token, y sl.Value, side sl.Side) (sl.Val
 		if err := guardMul(r.st, x, z); err != nil {
 			return nil, err
 		}
+		// x *= y on integers multiplies as x * y does, and pays as it does.
+		if xi, ok := x.(sl.Int); ok {
+			if zi, ok := z.(sl.Int); ok {
+				if err := chargeIntOp(r.st.thread, syntax.STAR, xi, zi); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	v, err := sl.Binary(op, x, z)
 	if err != nil {

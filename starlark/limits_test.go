@@ -341,6 +341,9 @@ func TestPercentAssignOnAnElementIsRefusedAtLoad(t *testing.T) {
 	root := writeTree(t, map[string]string{hooksFile: "def f(d):\n    d[\"k\"] %= 1\n" + registersOne})
 	ce := mustFailLoad(t, Options{Repo: root}, declared)
 	contains(t, "error", ce.Error(), hooksFile+":2:12: %= is supported on a name only")
+	root = writeTree(t, map[string]string{hooksFile: "def f(d):\n    d[\"k\"] //= 1\n" + registersOne})
+	ce = mustFailLoad(t, Options{Repo: root}, declared)
+	contains(t, "error", ce.Error(), hooksFile+":2:12: //= is supported on a name only; write x[i] = x[i] // y")
 }
 
 // rssBombs are what TestStringBombsKeepPeakRSSBounded measures, each in a

@@ -1,6 +1,7 @@
 package starlark
 
 import (
+	"fmt"
 	"math/bits"
 	"strconv"
 
@@ -134,16 +135,22 @@ func (r *rewriter) stmt(s syntax.Stmt) {
 			if !isLiteral(s.RHS) {
 				s.RHS = call(namePlus, s.OpPos, s.RHS)
 			}
-		case syntax.PERCENT_EQ:
+		case syntax.PERCENT_EQ, syntax.SLASHSLASH_EQ:
+			// x op= y becomes x = $op(x, y), which is charged; on an element
+			// or a field that would evaluate its operands twice.
+			fn, op := nameMod, "%"
+			if s.Op == syntax.SLASHSLASH_EQ {
+				fn, op = nameFloorDiv, "//"
+			}
 			id, ok := s.LHS.(*syntax.Ident)
 			if !ok {
 				if r.err == nil {
-					r.err = syntax.Error{Pos: s.OpPos, Msg: "%= is supported on a name only; write x[i] = x[i] % y"}
+					r.err = syntax.Error{Pos: s.OpPos, Msg: fmt.Sprintf("%s= is supported on a name only; write x[i] = x[i] %s y", op, op)}
 				}
 				return
 			}
 			s.Op = syntax.EQ
-			s.RHS = call(nameMod, s.OpPos, &syntax.Ident{NamePos: id.NamePos, Name: id.Name}, s.RHS)
+			s.RHS = call(fn, s.OpPos, &syntax.Ident{NamePos: id.NamePos, Name: id.Name}, s.RHS)
 		}
 	case *syntax.DefStmt:
 		r.exprs(s.Params)
