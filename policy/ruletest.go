@@ -201,7 +201,8 @@ func (r ruleTestRunner) RunTrial(req starlark.TrialRequest) (*graph.TrialReport,
 		return nil, err
 	}
 	mem := &Engine{Root: e.Root, Checkout: co, Harness: e.Harness, CLI: e.CLI, log: e.log,
-		events: eventlog.Discard, integration: graph.NoIntegration{}, base: knownChanges(req.Changed)}
+		events: eventlog.Discard, integration: graph.NoIntegration{}, base: knownChanges(req.Changed),
+		budget: e.budget} // one run's rule time, however many trials it makes
 	return mem.Trial(req.Item, req.Trial, Selector{})
 }
 

@@ -62,6 +62,10 @@ type callState struct {
 	// unlimited. notRun is set when it was spent before the call began.
 	budget *graph.Budget
 	notRun bool
+	// endSpan ends the span of rule time the execution is charged in;
+	// touched only by the thread's goroutine, which leave may give a new
+	// one.
+	endSpan func()
 
 	tripped  atomic.Int32
 	heapBase atomic.Uint64
@@ -482,6 +486,7 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 	if !ok {
 		return nil, st.notRunError(), false
 	}
+	st.endSpan = endSpan
 	if mode != ungated {
 		guardMemory()
 	}
@@ -496,7 +501,7 @@ func (st *callState) run(fn func() (sl.Value, error), mode runMode) (v sl.Value,
 	go st.watch(stop)
 	deadline := time.AfterFunc(st.limits.Deadline, func() { st.trip(limitDeadline) })
 	go func() {
-		defer endSpan()
+		defer func() { st.endSpan() }()
 		defer st.release()
 		defer func() {
 			ended.Lock()
@@ -552,9 +557,23 @@ func (st *callState) notRunError() error {
 // execution's either.
 func (st *callState) leave(fn func()) {
 	st.away.Store(true)
+	// Nor is its rule time this execution's: fn's calls are charged in
+	// spans of their own, so this one pauses while they run.
+	if st.endSpan != nil {
+		st.endSpan()
+	}
 	defer func() {
 		st.heapBase.Store(heapObjects())
 		st.away.Store(false)
+		if st.endSpan == nil {
+			return
+		}
+		end, ok := st.budget.Begin(func() { st.trip(limitBudget) })
+		if !ok {
+			end = func() {}
+			st.trip(limitBudget)
+		}
+		st.endSpan = end
 	}()
 	fn()
 }

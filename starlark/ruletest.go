@@ -197,6 +197,7 @@ func (r *testRun) file(rel string) TestFile {
 		return tf
 	}
 	st := newCallState("test file "+src.name, r.limits, r.log)
+	st.budget = r.opts.Budget
 	st.prints = newPrintLog(maxTestPrintLines, maxTestPrintBytes)
 	thread := st.newThread("test file "+src.name, r.threadInit)
 	thread.Load = l.loadFn
@@ -290,6 +291,7 @@ func (r *testRun) runTest(name string, fn *sl.Function, file string) TestResult 
 	limits := r.limits
 	limits.Deadline *= testDeadlineFactor
 	st := newCallState("test "+name, limits, r.log)
+	st.budget = r.opts.Budget
 	st.prints = newPrintLog(maxTestPrintLines, maxTestPrintBytes)
 	thread := st.newThread("test "+name, r.threadInit)
 	t := &tester{runner: r.runner, file: file, st: st}
