@@ -518,11 +518,12 @@ func TestTheExecutorAppliesATransitionsEffectsInTheirDocumentedOrder(t *testing.
 			`apply returned an error`,
 		},
 	}, {
-		name:   "an event the log cannot take writes no state and runs no entry chain",
+		name:   "an event the log cannot take writes no state, says so after those it took, and runs no entry chain",
 		refuse: "graph.two",
 		want: []string{
 			`graph.one appended, the state at ""`,
 			`graph.two refused, the state at ""`,
+			`graph.state_write_failed appended, the state at ""`,
 			`apply returned an error`,
 		},
 	}, {
@@ -539,6 +540,7 @@ func TestTheExecutorAppliesATransitionsEffectsInTheirDocumentedOrder(t *testing.
 			`graph.one appended, the state at ""`,
 			`graph.two appended, the state at ""`,
 			`sync refused, the state at ""`,
+			`graph.state_write_failed appended, the state at ""`,
 			`apply returned an error`,
 		},
 	}} {

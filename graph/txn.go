@@ -60,46 +60,54 @@ func (tx *txn) apply(tr *transition) (*Step, error) {
 // commit appends the buffered events, durably, then writes the state.
 // Events that cannot be appended or synced (a full disk) stop it before
 // the write: the events are the record of the move, and a move without
-// its record is what the order exists to prevent. When the state cannot
-// be written after its events were, the log says so, so that its reader
-// does not take them for a move that happened.
+// its record is what the order exists to prevent. Whenever the state is
+// not written after some of its events were appended, the log says so
+// (as far as it still can), so that its reader does not take them for a
+// move that happened.
 func (tx *txn) commit() error {
-	if err := tx.flush(true); err != nil {
+	notWritten := func(err error) {
+		tx.rt.emit("graph.state_write_failed", "error", map[string]any{"work_item": tx.item.Ref, "error": err.Error()})
+	}
+	if appended, err := tx.flush(true); err != nil {
+		if appended > 0 {
+			notWritten(err)
+		}
 		return fmt.Errorf("%s was not moved, because the move's events could not be recorded: %w", tx.item.Ref, err)
 	}
 	err := tx.st.Save(tx.rt.Checkout, tx.rt.StateDir(tx.item))
 	if err != nil {
-		tx.rt.emit("graph.state_write_failed", "error", map[string]any{"work_item": tx.item.Ref, "error": err.Error()})
+		notWritten(err)
 	}
 	return err
 }
 
 // flush appends the buffered events; durable makes them reach the disk
-// before it returns. It stops at the first event that cannot be appended.
-func (tx *txn) flush(durable bool) error {
+// before it returns. It stops at the first event that cannot be appended,
+// and says how many were.
+func (tx *txn) flush(durable bool) (appended int, err error) {
 	events := tx.pending
 	tx.pending = nil
 	if len(events) == 0 {
-		return nil
+		return 0, nil
 	}
 	for i, e := range events {
 		if err := tx.rt.emitter().Emit(e.event, e.level, e.fields); err != nil {
-			return fmt.Errorf("%s (%d of %d events appended): %w", e.event, i, len(events), err)
+			return i, fmt.Errorf("%s (%d of %d events appended): %w", e.event, i, len(events), err)
 		}
 	}
 	if s, ok := tx.rt.Events.(Syncer); ok && durable {
 		if err := s.Sync(); err != nil {
-			return fmt.Errorf("syncing %d events: %w", len(events), err)
+			return len(events), fmt.Errorf("syncing %d events: %w", len(events), err)
 		}
 	}
-	return nil
+	return len(events), nil
 }
 
 // flushLate appends the events emitted after the change's last write
 // (what an entry chain's hooks did). They record no move, so a log that
 // cannot take them is said, and fails nothing.
 func (tx *txn) flushLate() {
-	if err := tx.flush(false); err != nil {
+	if _, err := tx.flush(false); err != nil {
 		tx.rt.log().Warn("could not write event", "err", err)
 	}
 }
