@@ -380,7 +380,9 @@ func runGit(ctx context.Context, dir string, g gitCmd) ([]byte, string, error) {
 // no fetch, and with it no core.sshCommand, credential helper or askpass,
 // can start, even where git would fetch a partial clone's missing object
 // itself (before 2.45, which GIT_NO_LAZY_FETCH stops); credential.helper
-// is emptied as well. diff.external and textconv are refused by the diff
+// is emptied as well. The commit-graph file is not read: git takes the
+// parents it lists on trust (git log walks a forged one), and a change
+// could have written one. diff.external and textconv are refused by the diff
 // commands' own flags, filter drivers by status's settings (statusCmd).
 //
 // status names paths from the current directory, quoted the one way
@@ -388,7 +390,7 @@ func runGit(ctx context.Context, dir string, g gitCmd) ([]byte, string, error) {
 func gitArgv(dir string, g gitCmd) []string {
 	argv := []string{"--no-pager", "-C", dir,
 		"-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false",
-		"-c", "core.hooksPath=" + nowhere, "-c", "protocol.allow=never", "-c", "credential.helper=",
+		"-c", "core.hooksPath=" + nowhere, "-c", "protocol.allow=never", "-c", "credential.helper=", "-c", "core.commitGraph=false",
 		"-c", "status.relativePaths=true", "-c", "core.quotePath=true", "-c", "color.ui=false"}
 	for _, kv := range g.config {
 		argv = append(argv, "-c", kv)
