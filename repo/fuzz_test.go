@@ -41,3 +41,38 @@ func FuzzReadFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRenames: whatever git diff --name-status -z printed, reading it
+// ends without a panic, and a rename read names two paths of the output,
+// in its order. Paths are the checkout's names, so any byte but NUL is in
+// reach of the change under review.
+func FuzzParseRenames(f *testing.F) {
+	for _, seed := range []string{"", "\x00", "R100\x00docs/a\x00docs/b\x00", "M\x00x\x00R090\x00a\x00b\x00C075\x00c\x00d\x00",
+		"R100\x00only-one\x00", "D\x00R100\x00", "A\x00R100\x00a\x00R100\x00"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		renames, err := parseRenames(out)
+		if err != nil {
+			var ge *GitError
+			if !errors.As(err, &ge) {
+				t.Fatalf("%q: %T, want a *GitError", out, err)
+			}
+			return
+		}
+		fields := strings.Split(string(out), "\x00")
+		at := 0
+		for _, r := range renames {
+			if strings.Contains(r.From+r.To, "\x00") {
+				t.Fatalf("%q: a path with a NUL in it: %+v", out, r)
+			}
+			for at+1 < len(fields) && (fields[at] != r.From || fields[at+1] != r.To) {
+				at++
+			}
+			if at+1 >= len(fields) {
+				t.Fatalf("%q: %+v is not two paths of the output, in its order", out, r)
+			}
+			at += 2
+		}
+	})
+}

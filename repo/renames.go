@@ -56,6 +56,13 @@ func (c *Checkout) Renames(ctx context.Context, from, dir string) ([]Rename, err
 	if err != nil {
 		return nil, err
 	}
+	return parseRenames(out)
+}
+
+// parseRenames reads git diff --name-status -z: a status, then one path,
+// or two for a rename or copy, each ended by NUL. Paths are the
+// checkout's, so any byte but NUL may be in them.
+func parseRenames(out []byte) ([]Rename, error) {
 	var renames []Rename
 	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	for i := 0; i < len(fields); {

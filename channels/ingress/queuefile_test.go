@@ -22,7 +22,7 @@ import (
 // queueWithData writes a queue file holding n deliveries, enough that its
 // queue bucket is a tree with a branch page at its root, and returns its
 // page size.
-func queueWithData(t *testing.T, path string, n int) int {
+func queueWithData(t testing.TB, path string, n int) int {
 	t.Helper()
 	q, err := OpenQueue(path, Options{})
 	if err != nil {
