@@ -51,7 +51,7 @@ func ParseRef(ref string) (owner, repo string, number int, err error) {
 	if err != nil {
 		var e *RepoNameError
 		if errors.As(err, &e) && !e.Shape {
-			return bad(fmt.Sprintf("%q is not a GitHub owner or repository name (unusable repository segment: an owner is letters, digits, '-' and '_', at most 39; a name letters, digits, '.', '_' and '-', at most 100, not \".\" or \"..\")", e.Segment))
+			return bad(fmt.Sprintf("%q is not a GitHub owner or repository name (unusable repository segment: an owner is letters, digits, '-' and '_', at most 39, with no \"__\" and no '_' at its end; a name letters, digits, '.', '_' and '-', at most 100, not \".\" or \"..\")", e.Segment))
 		}
 		return bad("want OWNER/REPO before the #")
 	}

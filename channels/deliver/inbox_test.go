@@ -30,7 +30,7 @@ func TestInboxFileNamesEachWorkItemItsOwnFile(t *testing.T) {
 		{"github:Acme/Shop#12", "sessions/inbox/acme+shop+12.jsonl"},
 		{"github:a_b/c#1", "sessions/inbox/a_b+c+1.jsonl"},
 		{"github:a/b_c#1", "sessions/inbox/a+b_c+1.jsonl"},
-		{"github:a__b/c#1", "sessions/inbox/a__b+c+1.jsonl"},
+		{"github:a-b/c#1", "sessions/inbox/a-b+c+1.jsonl"},
 		{"github:a/b__c#1", "sessions/inbox/a+b__c+1.jsonl"},
 		{"github:a/b.1#2", "sessions/inbox/a+b.1+2.jsonl"},
 		{"github:a/b#12", "sessions/inbox/a+b+12.jsonl"},
