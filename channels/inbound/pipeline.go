@@ -186,6 +186,21 @@ func (r Result) Done() bool {
 	return true
 }
 
+// Failed is the result of a reply that could not be processed (Process's
+// error): it says what a caller may do next. When GitHub failed for now
+// the record may be on the issue all the same, so running the reply again
+// is safe only where it is looked for first (retryable: ProcessAgain).
+func Failed(err error, retryable bool) Result {
+	res := Result{Outcome: "error", Error: err.Error()}
+	if github.Transient(err) {
+		res.Error += "; GitHub failed for now: the record is not known to be on the issue, and nothing was delivered; run the same reply again"
+		if !retryable {
+			res.Error += " (give --ts, so that a record GitHub took is found rather than posted twice)"
+		}
+	}
+	return res
+}
+
 // Process takes one reply through the pipeline. An error means it could
 // not be processed and nothing was delivered: the bindings could not be
 // read, ctx is done, or the ledger failed transiently (github.Transient)

@@ -94,13 +94,8 @@ func (c *ReplyCmd) Run(g *Globals, out *Output) error {
 	res, err := process(context.Background(), channels.Reply{Channel: c.Channel, ChannelID: channelID, Thread: thread,
 		TS: c.TS, Author: c.Author, Text: c.Text})
 	if err != nil {
-		res.Outcome, res.Error = "error", err.Error()
-		if github.Transient(err) {
-			res.Error += "; GitHub failed for now: the record is not known to be on the issue, and nothing was delivered; run the same reply again"
-			if c.TS == "" {
-				res.Error += " (give --ts, so that a record GitHub took is found rather than posted twice)"
-			}
-		}
+		failed := inbound.Failed(err, c.TS != "")
+		res.Outcome, res.Error = failed.Outcome, failed.Error
 	}
 	if werr := writeJSON(out, res); werr != nil {
 		return werr
