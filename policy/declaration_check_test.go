@@ -312,7 +312,7 @@ func TestGraphHooksListsWithTheStaticWarningsAndNodeFaults(t *testing.T) {
 	}
 	expect(t, "errors", rep.Errors, []diag{{line: 7, key: "graph.hooks.attach[1].node", says: `did you mean "design"?`}})
 	expect(t, "warnings", rep.Warnings, []diag{{line: 6, says: "check never evaluates entry chains"}})
-	if len(rep.Declared.Attach) != 2 || rep.Err() == nil {
+	if len(rep.Attach) != 2 || rep.Err() == nil {
 		t.Errorf("got %+v, want both attachments listed and an error", rep)
 	}
 }
@@ -331,8 +331,8 @@ func TestAMalformedDeclarationIsListedWithEveryFault(t *testing.T) {
 		{line: 4, says: "name exactly one of path"},
 		{line: 5, key: "graph.hooks.modules[1].path", says: "port it to a .star file"},
 	})
-	if len(rep.Declared.Modules) != 3 {
-		t.Errorf("listed %+v, want all three modules", rep.Declared.Modules)
+	if len(rep.Modules) != 3 {
+		t.Errorf("listed %+v, want all three modules", rep.Modules)
 	}
 }
 

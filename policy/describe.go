@@ -77,11 +77,15 @@ func nonNil(s []string) []string {
 }
 
 // HooksReport is what `graph hooks` lists. It is built without executing
-// anything a repository declares.
+// anything a repository declares. Its first three keys, shipped, modules
+// and attach, are the original tool's, in its shapes, so that what reads
+// the original's listing reads this one.
 type HooksReport struct {
-	Shipped []string `json:"shipped"`
-	// Declared is the repository's graph.hooks, as written.
-	Declared Declaration `json:"declared"`
+	Shipped []string           `json:"shipped"`
+	Modules []ListedModule     `json:"modules"`
+	Attach  []ListedAttachment `json:"attach"`
+	// Departure from the original (docs/compatibility.md#the-json-adds-the-kill-switch-and-the-faults): the listing also says whether this machine runs what it lists, and what is wrong with it.
+	//
 	// RepoHooks is false when this machine refuses repository hooks.
 	RepoHooks bool `json:"repoHooks"`
 	// Executed is always false: listing runs nothing.
@@ -91,8 +95,34 @@ type HooksReport struct {
 	// attachments' nodes and boundaries.
 	Warnings []Diagnostic `json:"warnings"`
 	Errors   []Diagnostic `json:"errors"`
-	faults   []*graph.ConfigError
+	// File is the harness config the declaration was read from,
+	// repository-relative; empty when there is none.
+	File   string `json:"-"`
+	faults []*graph.ConfigError
 }
+
+// ListedModule is one graph.hooks.modules entry as graph hooks lists it:
+// both keys are always there, and the one the entry does not give is "".
+type ListedModule struct {
+	Path   string `json:"path"`
+	Module string `json:"module"`
+}
+
+// Label names the module in the listing: its path, else its dotted name.
+func (m ListedModule) Label() string { return ModuleRef{Path: m.Path, Module: m.Module}.Label() }
+
+// ListedAttachment is one graph.hooks.attach entry as graph hooks lists
+// it. Boundary is filled in ("exit" when the entry names none) and With is
+// never nil: an attachment without parameters lists {}.
+type ListedAttachment struct {
+	Hook     string         `json:"hook"`
+	Node     string         `json:"node"`
+	Boundary string         `json:"boundary"`
+	With     map[string]any `json:"with"`
+}
+
+// Empty reports whether the repository declares no hooks.
+func (r HooksReport) Empty() bool { return len(r.Modules) == 0 && len(r.Attach) == 0 }
 
 // Err is every error in Errors, joined; nil when there is none.
 func (r HooksReport) Err() error { return DeclarationReport{faults: r.faults}.Err() }
@@ -109,14 +139,19 @@ func (e *Engine) Hooks() (HooksReport, error) {
 	c.attachments()
 	rep := c.finish()
 	decl := c.p.Declaration
-	if decl.Modules == nil {
-		decl.Modules = []ModuleRef{}
+	out := HooksReport{Shipped: builtins.Registry().Names(), Modules: []ListedModule{}, Attach: []ListedAttachment{},
+		RepoHooks: e.CLI.RepoHooks(), Warnings: rep.Warnings, Errors: rep.Errors, File: decl.File, faults: rep.faults}
+	for _, m := range decl.Modules {
+		out.Modules = append(out.Modules, ListedModule{Path: m.Path, Module: m.Module})
 	}
-	if decl.Attach == nil {
-		decl.Attach = []AttachRef{}
+	for _, a := range decl.Attach {
+		with := a.With
+		if with == nil {
+			with = map[string]any{}
+		}
+		out.Attach = append(out.Attach, ListedAttachment{Hook: a.Hook, Node: a.Node, Boundary: a.Boundary, With: with})
 	}
-	return HooksReport{Shipped: builtins.Registry().Names(), Declared: decl, RepoHooks: e.CLI.RepoHooks(),
-		Warnings: rep.Warnings, Errors: rep.Errors, faults: rep.faults}, nil
+	return out, nil
 }
 
 // SpecDirRel is the spec root relative to the repository, slash-separated.

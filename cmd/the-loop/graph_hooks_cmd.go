@@ -28,39 +28,39 @@ func (c *GraphHooksCmd) Run(g *Globals, out *Output) error {
 	if err := c.write(out, rep, func(w io.Writer) error { return writeHooks(w, rep) }); err != nil {
 		return err
 	}
+	// Departure from the original (docs/compatibility.md#a-broken-declaration-is-listed-with-every-fault): the listing goes out with every fault in it, then the exit says it is broken.
 	if len(rep.Errors) > 0 {
 		return exitCode(2)
 	}
 	return nil
 }
 
+// writeHooks lays the listing out as the original does: the shipped hooks
+// on one line, then the declaration, an entry a line, then what loads it.
 func writeHooks(w io.Writer, rep policy.HooksReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "shipped hooks (%d):\n", len(rep.Shipped))
-	for _, h := range rep.Shipped {
-		fmt.Fprintf(&b, "  %s\n", h)
-	}
-	d := rep.Declared
-	if d.Empty() {
-		fmt.Fprintln(&b, "\nthis repository declares no hooks of its own")
+	fmt.Fprintf(&b, "shipped hooks (%d): %s\n", len(rep.Shipped), strings.Join(rep.Shipped, ", "))
+	if rep.Empty() {
+		fmt.Fprintln(&b, "this repository declares no graph hooks (`graph.hooks` in .the-loop/harness-config.yaml)")
 	} else {
-		fmt.Fprintf(&b, "\nthis repository declares %d module(s) and %d attachment(s) in %s (nothing has been executed):\n", len(d.Modules), len(d.Attach), d.File)
-		for _, m := range d.Modules {
-			kind := "path  "
-			if m.Module != "" {
-				kind = "module"
-			}
-			fmt.Fprintf(&b, "  %s %s\n", kind, visible(m.Label()))
+		// Departure from the original (docs/compatibility.md#the-text-says-more-where-a-reader-needs-it): the file, entry attachments that do not gate, hooks check and the kill switch are said too.
+		in := ""
+		if rep.File != "" {
+			in = " in " + visible(rep.File)
 		}
-		for _, a := range d.Attach {
-			gates := "gates: the item leaves the node only if it passes"
+		fmt.Fprintf(&b, "\nthis repository declares %d module(s) and %d attachment(s)%s — nothing here has been executed:\n", len(rep.Modules), len(rep.Attach), in)
+		for _, m := range rep.Modules {
+			fmt.Fprintf(&b, "  module  %s\n", visible(m.Label()))
+		}
+		for _, a := range rep.Attach {
+			boundary := visible(a.Boundary)
 			if a.Boundary == string(graph.Entry) {
-				gates = "does not gate: it runs once the item has entered, and a block there is only a warning"
+				boundary += "; does not gate: it runs once the item has entered, and a block there is only a warning"
 			}
-			fmt.Fprintf(&b, "  attach %s -> %s (%s; %s)%s\n", visible(a.Hook), visible(a.Node), visible(a.Boundary), gates, visible(withParams(a.With)))
+			fmt.Fprintf(&b, "  attach  %s → %s (%s)%s\n", visible(a.Hook), visible(a.Node), boundary, visible(listedParams(a.With)))
 		}
 		if rep.RepoHooks {
-			fmt.Fprintln(&b, "\n`the-loop check` and the graph verbs load them; a module that cannot load fails there, naming the file and line. `the-loop hooks check` loads them now, to check them.")
+			fmt.Fprintln(&b, "\n`the-loop check <work item>` and the graph verbs are what load them; a declaration that cannot load fails there, naming the file and line, rather than being skipped. `the-loop hooks check` loads them now, to check them.")
 		} else {
 			fmt.Fprintln(&b, "\nthis machine refuses repository hooks (routing.graph.repoHooks is false): none of them will run.")
 		}
@@ -71,10 +71,20 @@ func writeHooks(w io.Writer, rep policy.HooksReport) error {
 	return err
 }
 
-// withParams is an attachment's parameters as the listing shows them.
+// withParams is an attachment's parameters as hooks check and hooks run
+// show them.
 func withParams(params map[string]any) string {
 	if len(params) == 0 {
 		return ""
 	}
 	return " with " + formatParams(params)
+}
+
+// listedParams is an attachment's parameters as graph hooks lists them,
+// set off as the original sets them off.
+func listedParams(params map[string]any) string {
+	if len(params) == 0 {
+		return ""
+	}
+	return "  with: " + formatParams(params)
 }
