@@ -68,6 +68,7 @@ var Catalog = []EventType{
 	{"graph.spec_tree_excluded", LevelInfo, "A contribution in a repository that never adopted the-loop kept its spec tree out of git (work_item, path)."},
 	{"graph.started", LevelInfo, "A work item entered its loop's start node and ran its entry chain (work_item, node)."},
 	{"graph.state_write_failed", LevelError, "A work item's state could not be written after its transition's events were logged: those events describe a move that did not happen (work_item, error)."},
+	{"harness.config_scaffold_failed", LevelWarning, "A verb that moves an item (or the ingress) could not adopt a repository with no harness config: nothing was written, and the run went on with the built-in defaults (work_item, path, error: why, such as a .the-loop that is a file, unwritable, or a symbolic link)."},
 	{"harness.config_scaffolded", LevelInfo, "the-loop adopted a repository with no harness config by writing the built-in default (work_item, path, repo)."},
 	{"reaction.added", LevelDebug, "A reaction acknowledging an inbound comment was added to it (work_item: the issue or pull request, state: started | completed | error, content, delivery_id)."},
 	{"reaction.failed", LevelWarning, "A reaction acknowledging an inbound comment could not be added; what the comment did is unaffected (work_item, state, content, error, delivery_id)."},

@@ -240,7 +240,7 @@ func TestCatalog(t *testing.T) {
 		"graph.no_edge", "graph.completed", "graph.forced", "graph.skips_declared",
 		"graph.skips_rejected", "graph.node_skipped", "graph.opt_ins_selected",
 		"graph.hook_degraded", "graph.gate_session", "graph.repo_hooks_loaded",
-		"harness.config_scaffolded", "channel.reply_received",
+		"harness.config_scaffolded", "harness.config_scaffold_failed", "channel.reply_received",
 	}
 	for _, name := range required {
 		if d, ok := Describe(name); !ok || d == "" {

@@ -95,7 +95,7 @@ func DefaultHarnessConfig(root string) *HarnessConfig {
 // read as "no config", or a change under review could make the
 // repository's rules vanish by replacing the file.
 func findHarnessConfig(co *repo.Checkout) (string, error) {
-	if _, err := co.Stat(ConfigDir); errors.Is(err, repo.ErrOutside) {
+	if configDirLeadsOut(co) {
 		return "", &graph.ConfigError{File: ConfigDir, Msg: "is a symbolic link leading outside the repository; want a directory inside it"}
 	}
 	for _, name := range HarnessConfigFiles {
@@ -124,6 +124,14 @@ func findHarnessConfig(co *repo.Checkout) (string, error) {
 		return "", &graph.ConfigError{File: rel, Msg: why + "; want a regular file inside the repository (or no file, for the defaults)"}
 	}
 	return "", nil
+}
+
+// configDirLeadsOut reports whether co's .the-loop is a symbolic link whose
+// target is outside the checkout: nothing the-loop may read or write.
+func configDirLeadsOut(co *repo.Checkout) bool {
+	// Departure from the original (docs/compatibility.md#a-the-loop-that-leads-out-of-the-checkout): the original reads a config through the link.
+	_, err := co.Stat(ConfigDir)
+	return errors.Is(err, repo.ErrOutside)
 }
 
 // LoadHarnessConfig reads the harness config of the repository at root; see

@@ -18,12 +18,20 @@
 // an event file or the command line.
 //
 // The ingress (the-loop serve, package channels/route) drives a bound
-// checkout with the same engine, opened with Options{CLI, NoAdopt}: it
+// checkout with the same engine, opened with Options{CLI, NoAdopt, Moves}: it
 // proves the checkout is the work item's repository ([CheckoutOrigin])
 // before it opens it, adopts it under that repository's name
 // ([Engine.AdoptAs], seed 002's second call site), enters an item's loop
 // ([Engine.Start]) and reads whether a person answers the node it stands
 // at ([Engine.Position]) before it hands a comment to [Engine.Advance].
+//
+// Adopting is best effort wherever a move does it (the moving verbs,
+// [Engine.AdoptAs]): a repository that cannot be adopted (a .the-loop that
+// is a file, unwritable, or a link) is moved on the per-key defaults, with
+// a note, a warning and the harness.config_scaffold_failed event. An engine
+// opened with Options.Moves also moves a repository whose .the-loop leads
+// out of the checkout, on the built-in defaults; one that only reads
+// refuses it. [Engine.Init], asked for exactly that write, fails instead.
 //
 // Two verbs write outside an item's state: [Engine.Init] adopts the
 // repository (the harness config, the spec directory), and [Engine.NewItem]

@@ -41,6 +41,15 @@ type Options struct {
 	// proving the checkout is the work item's repository, and names that
 	// repository when it does (AdoptAs).
 	NoAdopt bool
+	// Moves says the engine serves verbs that move items, or preview a
+	// move: the CLI's advance, complete, force, skip and run, and the
+	// ingress. Such an engine runs a repository whose .the-loop leads out
+	// of the checkout on the built-in defaults, with a note, a warning and
+	// the harness.config_scaffold_failed event, as seed 002 has a verb
+	// whose adoption cannot write go on; an engine that only reads (check,
+	// show, status, hooks, config, init, new) refuses that checkout, as
+	// every *graph.ConfigError.
+	Moves bool
 	// RulesFrom, when set, is a git revision the gate's own files are read
 	// from, read-only, out of git's object store: the harness config and
 	// every .star module it declares, with what they load(). Artifacts and
@@ -95,6 +104,13 @@ type Engine struct {
 	events      graph.Emitter
 	integration graph.Integration
 	noAdopt     bool // Options.NoAdopt
+	moves       bool // Options.Moves
+	// configDirOut: .the-loop leads out of the checkout, and this moving
+	// engine runs on the built-in defaults (said once, as a note).
+	configDirOut bool
+	// builtin is the built-in default harness config adoption writes;
+	// nil is graphs.DefaultHarnessConfig (a test stands in a broken one).
+	builtin     func() []byte
 	reloadHooks bool // Options.ReloadHooks
 	lockTimeout time.Duration
 	replies     graph.Integration // Options.Replies; nil: check reads none
@@ -185,7 +201,7 @@ func Open(opts Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{Root: co.Root(), Checkout: co, CLI: cli, log: opts.Log, events: opts.Events,
-		integration: opts.Integration, noAdopt: opts.NoAdopt, reloadHooks: opts.ReloadHooks, lockTimeout: opts.LockTimeout, replies: opts.Replies,
+		integration: opts.Integration, noAdopt: opts.NoAdopt, moves: opts.Moves, reloadHooks: opts.ReloadHooks, lockTimeout: opts.LockTimeout, replies: opts.Replies,
 		allFindings: opts.AllFindings, budget: graph.NewBudget(cli.HookBudget())}
 	if cli.Ignored != "" {
 		e.note(fmt.Sprintf("ignored %s: a CLI config in the working directory is never read, since the operator's settings must not come from the checkout; name it with --config to use it", cli.Ignored))
@@ -258,9 +274,18 @@ func (e *Engine) loadRules(rulesFrom string) error {
 func (e *Engine) loadHarness() error {
 	var hc *HarnessConfig
 	var err error
-	if e.rules != nil {
+	switch {
+	case e.rules != nil:
 		hc, err = LoadRevisionHarness(e.Checkout, e.rules.rev)
-	} else {
+	case e.moves && configDirLeadsOut(e.Checkout):
+		// Departure from the original (docs/compatibility.md#a-the-loop-that-leads-out-of-the-checkout): nothing is read through the link; the move goes on with the defaults.
+		hc = DefaultHarnessConfig(e.Checkout.Root())
+		hc.co = e.Checkout
+		if !e.configDirOut {
+			e.configDirOut = true
+			e.note(ConfigDir + " is a symbolic link leading outside the checkout: nothing is read or written through it, and this run uses the built-in defaults")
+		}
+	default:
 		hc, err = LoadCheckoutHarness(e.Checkout)
 	}
 	if err != nil {
@@ -283,17 +308,17 @@ func (e *Engine) loadHarness() error {
 // adopt gives an unadopted repository the built-in harness config before a
 // verb moves item, so the run that adopts it already reads it as adopted.
 // An item of the contribution loop never adopts its host repository: a
-// guest does not install itself. Failing to adopt never fails the verb; the
-// reason becomes a note.
+// guest does not install itself. Failing to adopt never fails the verb: the
+// run goes on with the per-key defaults, and the reason becomes a note, a
+// warning and an event.
 func (e *Engine) adopt(item, recorded string, sel Selector) (bool, error) {
 	if e.noAdopt || e.Harness.Initialized() || (sel.PR == 0 && recorded == graph.ContributionLoop) {
 		return false, nil
 	}
-	outcome, err := scaffold(e.Checkout, "", "", false)
+	outcome, err := scaffold(e.Checkout, e.builtinDefault(), "", "", false)
 	switch {
 	case err != nil:
-		e.note("not adopting this repository: " + err.Error())
-		e.log.Warn("not adopting the repository", "root", e.Root, "err", err)
+		e.adoptFailed(item, err)
 		return false, nil
 	case outcome != ScaffoldWritten:
 		return false, nil
@@ -301,6 +326,26 @@ func (e *Engine) adopt(item, recorded string, sel Selector) (bool, error) {
 	e.note("adopted this repository: wrote " + scaffoldedFile + " with the built-in defaults; tailor it and commit it")
 	e.emit("harness.config_scaffolded", "info", map[string]any{"work_item": item, "path": scaffoldedFile})
 	return true, e.loadHarness()
+}
+
+// builtinDefault is where adoption reads the built-in default from.
+func (e *Engine) builtinDefault() func() []byte {
+	if e.builtin != nil {
+		return e.builtin
+	}
+	return graphs.DefaultHarnessConfig
+}
+
+// adoptFailed says why the repository was not adopted for item (a work
+// item's id or ref): nothing was written, and the run goes on.
+func (e *Engine) adoptFailed(item string, err error) {
+	if !e.configDirOut {
+		// A .the-loop leading out was said when the config was read.
+		e.note("not adopting this repository: " + err.Error() + "; nothing was written, and this run uses the built-in defaults")
+	}
+	e.log.Warn("not adopting the repository", "root", e.Root, "work_item", item, "err", err)
+	// Departure from the original (docs/compatibility.md#a-verb-that-cannot-adopt-says-so-in-the-event-log): the original only logs the warning.
+	e.emit("harness.config_scaffold_failed", "warning", map[string]any{"work_item": item, "path": scaffoldedFile, "error": err.Error()})
 }
 
 func (e *Engine) emit(event, level string, fields map[string]any) {

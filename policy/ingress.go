@@ -42,8 +42,9 @@ func CheckoutOrigin(root, host string) (slug string, ok bool) {
 // by other means must not call it). ref names the item in the event.
 //
 // It reports ScaffoldWritten, ScaffoldPresent or ScaffoldFailed, and never
-// fails: a repository that could not be adopted is worked as it is, with a
-// warning logged and a note.
+// fails: a repository that could not be adopted is worked as it is, on the
+// per-key defaults, with a warning logged, a note and the
+// harness.config_scaffold_failed event.
 func (e *Engine) AdoptAs(item, ref, owner, name string) string {
 	if e.Harness.Initialized() {
 		return ScaffoldPresent
@@ -51,11 +52,10 @@ func (e *Engine) AdoptAs(item, ref, owner, name string) string {
 	if _, recorded, _, err := e.itemState(item, Selector{}); err == nil && recorded == graph.ContributionLoop {
 		return ScaffoldFailed
 	}
-	outcome, err := scaffold(e.Checkout, owner, name, false)
+	outcome, err := scaffold(e.Checkout, e.builtinDefault(), owner, name, false)
 	switch {
 	case err != nil:
-		e.note("not adopting this repository: " + err.Error())
-		e.log.Warn("not adopting the repository", "root", e.Root, "work_item", ref, "err", err)
+		e.adoptFailed(ref, err)
 		return ScaffoldFailed
 	case outcome != ScaffoldWritten:
 		return outcome

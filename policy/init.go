@@ -50,8 +50,9 @@ func (e *Engine) Init(github string, dryRun bool) (*InitReport, error) {
 			rep.OriginFrom = "--github"
 		}
 	}
-	outcome, err := scaffold(e.Checkout, owner, name, dryRun)
+	outcome, err := scaffold(e.Checkout, e.builtinDefault(), owner, name, dryRun)
 	if err != nil {
+		// Departure from the original (docs/compatibility.md#init-fails-when-it-cannot-write): asked for this one write, init reports it undone as exit 2.
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	rep.Outcome = outcome

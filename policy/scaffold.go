@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,9 +53,10 @@ func validOrigin(owner, repo string) bool {
 // Scaffold adopts root with the built-in default harness config: it writes
 // .the-loop/harness-config.yaml when no harness config exists under either
 // name, and returns ScaffoldWritten, ScaffoldPresent or ScaffoldFailed. It
-// never fails its caller; what went wrong is logged as a warning on
-// slog.Default. owner and repo are written into ticketing.github only when
-// both are plain GitHub names; anything else is dropped, never escaped.
+// never fails its caller, nor panics into it; what went wrong is logged as
+// a warning on slog.Default. owner and repo are written into
+// ticketing.github only when both are plain GitHub names; anything else is
+// dropped, never escaped.
 //
 // Whether adopting is appropriate at all (a contribution must never adopt
 // its host repository) is the caller's decision.
@@ -65,15 +67,23 @@ func Scaffold(root, owner, repo string) string {
 		return ScaffoldFailed
 	}
 	defer co.Close()
-	outcome, err := scaffold(co, owner, repo, false)
+	outcome, err := scaffold(co, graphs.DefaultHarnessConfig, owner, repo, false)
 	if err != nil {
 		slog.Warn("not adopting the repository", "root", root, "err", err)
 	}
 	return outcome
 }
 
-// scaffold is Scaffold returning its reason; dryRun decides without writing.
-func scaffold(co *repo.Checkout, owner, repo string, dryRun bool) (string, error) {
+// scaffold is Scaffold returning its reason, with the built-in default
+// read from builtin; dryRun decides without writing. Whatever goes wrong
+// inside it, a panic included, is ScaffoldFailed and an error: adopting is
+// best effort at every call site, and must never cost the caller its run.
+func scaffold(co *repo.Checkout, builtin func() []byte, owner, repo string, dryRun bool) (outcome string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			outcome, err = ScaffoldFailed, fmt.Errorf("adopting failed unexpectedly: %v", r)
+		}
+	}()
 	rel, err := findHarnessConfig(co)
 	switch {
 	case err != nil:
@@ -81,23 +91,49 @@ func scaffold(co *repo.Checkout, owner, repo string, dryRun bool) (string, error
 	case rel != "":
 		return ScaffoldPresent, nil
 	}
+	def, err := builtinDefault(builtin)
+	if err != nil {
+		return ScaffoldFailed, err
+	}
 	if err := adoptableDir(co); err != nil {
 		return ScaffoldFailed, err
 	}
 	if dryRun {
 		return ScaffoldWritten, nil
 	}
-	body := provenance + withOrigin(string(graphs.DefaultHarnessConfig()), owner, repo)
+	body := provenance + withOrigin(string(def), owner, repo)
 	if err := co.WriteFile(scaffoldedFile, []byte(body), 0o644); err != nil {
 		return ScaffoldFailed, err
 	}
 	return ScaffoldWritten, nil
 }
 
+// builtinDefault is the built-in default builtin returns, refused unless
+// it is a harness config that loads: a file written from a default nobody
+// could read would fail every later run that reads it, where writing
+// nothing leaves the per-key defaults to carry them. It is compiled into
+// the program, so this fails only for a broken build.
+func builtinDefault(builtin func() []byte) ([]byte, error) {
+	// Departure from the original (docs/compatibility.md#the-built-in-default-is-checked-before-it-is-written): a default that does not load is not written.
+	def := builtin()
+	if len(bytes.TrimSpace(def)) == 0 {
+		return nil, errors.New("the built-in harness config is empty")
+	}
+	doc, top, err := parseMapping(def, "the built-in harness config")
+	if err == nil {
+		err = validateDoc(harnessSchema, doc, "the built-in harness config", top)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the built-in harness config does not load: %w", err)
+	}
+	return def, nil
+}
+
 // adoptableDir refuses a .the-loop that is a symlink, or anything but a
 // directory: a cloned repository carries whatever its contributors
 // committed, and a constant name is not a constant destination.
 func adoptableDir(co *repo.Checkout) error {
+	// Departure from the original (docs/compatibility.md#a-the-loop-linked-inside-the-checkout): no write through a link, even one that stays inside.
 	fi, err := co.Lstat(ConfigDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -137,7 +137,7 @@ const lockTimeout = 5 * time.Second
 // open opens the bound checkout, which must be proved first. The engine
 // never adopts by itself: adoption is adopt's, after the proof.
 func (l *Link) open(t *target) (*policy.Engine, error) {
-	return policy.Open(policy.Options{Repo: t.binding.Repo, CLI: l.cli, NoAdopt: true, ReloadHooks: true,
+	return policy.Open(policy.Options{Repo: t.binding.Repo, CLI: l.cli, NoAdopt: true, Moves: true, ReloadHooks: true,
 		Log: l.log, Events: l.events, Integration: l.integration, LockTimeout: lockTimeout})
 }
 

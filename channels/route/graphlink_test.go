@@ -127,6 +127,30 @@ func TestStartAdoptsAnUnadoptedCheckoutOfTheWorkItemsRepository(t *testing.T) {
 	}
 }
 
+func TestStartInACheckoutWhoseTheLoopLinksOutEntersTheLoopOnTheDefaults(t *testing.T) {
+	e := newEnv(t, "")
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(e.checkout, ".the-loop")); err != nil {
+		t.Fatal(err)
+	}
+	e.bind("github:acme/shop#7", "")
+	out, err := e.process(newComment("d1", "acme/shop", 7, "alice", "the-loop start").build())
+	f := wantRouted(t, out, err)
+	if f["effect"] != "started" || f["entered"] != "phase-selection" {
+		t.Errorf("fields = %v", f)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Error("wrote through the link out of the checkout")
+	}
+	rec, ok := e.events.find("harness.config_scaffold_failed")
+	if !ok || rec.Fields["work_item"] != "github:acme/shop#7" {
+		t.Errorf("harness.config_scaffold_failed = %+v (%v)", rec, e.events.names())
+	}
+	if _, ok := e.events.find("graph.link_failed"); ok {
+		t.Error("the delivery failed")
+	}
+}
+
 func TestStartNeverAdoptsAForeignCheckout(t *testing.T) {
 	for name, origin := range map[string]string{
 		"another repository": "git@github.com:evil/shop.git",

@@ -296,7 +296,8 @@ func (g *Globals) engine(out *Output, l LoopFlags, ref string) (*policy.Engine, 
 }
 
 // movingEngine is engine for a verb that moves an item: its outbound hooks
-// act through the integration the operator's CLI config declares.
+// act through the integration the operator's CLI config declares, and an
+// adoption that cannot write costs a note, never the verb.
 func (g *Globals) movingEngine(out *Output, l LoopFlags, ref string) (*policy.Engine, policy.Selector, error) {
 	cli, err := policy.LoadCLIConfig(g.Config)
 	if err != nil {
@@ -306,7 +307,7 @@ func (g *Globals) movingEngine(out *Output, l LoopFlags, ref string) (*policy.En
 	if err != nil {
 		return nil, policy.Selector{}, err
 	}
-	return g.engineWith(out, l, ref, policy.Options{CLI: cli, Integration: in})
+	return g.engineWith(out, l, ref, policy.Options{CLI: cli, Integration: in, Moves: true})
 }
 
 // engineWith is engine with options of the verb's own.
@@ -340,18 +341,22 @@ func (w *wholeValues) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
-// engineWithEvent is engine for the verbs that hand a gate its replies;
-// one that moves the item calls out (see movingEngine).
+// engineWithEvent is engine for the verbs that move an item and hand a
+// gate its replies; one that moves it calls out (see movingEngine), a dry
+// run previews the move on the configuration the move would read, and
+// calls nothing.
 func (g *Globals) engineWithEvent(out *Output, l LoopFlags, ref string, f EventFlags, moves bool) (*policy.Engine, policy.Selector, *graph.Event, error) {
 	ev, err := f.event()
 	if err != nil {
 		return nil, policy.Selector{}, nil, err
 	}
-	open := g.engine
+	var e *policy.Engine
+	var sel policy.Selector
 	if moves {
-		open = g.movingEngine
+		e, sel, err = g.movingEngine(out, l, ref)
+	} else {
+		e, sel, err = g.engineWith(out, l, ref, policy.Options{Moves: true})
 	}
-	e, sel, err := open(out, l, ref)
 	return e, sel, ev, err
 }
 
