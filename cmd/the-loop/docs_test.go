@@ -241,3 +241,22 @@ func markdownAnchors(page []byte) map[string]bool {
 	}
 	return anchors
 }
+
+// TestTheCompatibilityPageLinksOnlyToItsOwnHeadings: its table of
+// contents and its cross-references lead somewhere.
+func TestTheCompatibilityPageLinksOnlyToItsOwnHeadings(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "compatibility.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := markdownAnchors(page)
+	links := regexp.MustCompile(`\]\(#([^)]+)\)`).FindAllSubmatch(page, -1)
+	if len(links) < 10 {
+		t.Errorf("the page links %d of its own sections, want a table of contents", len(links))
+	}
+	for _, m := range links {
+		if !anchors[string(m[1])] {
+			t.Errorf("docs/compatibility.md links #%s, which is none of its headings", m[1])
+		}
+	}
+}
