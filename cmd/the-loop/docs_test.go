@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 )
 
 // TestTheGuideShowsWhatTheCommandsPrint runs each command whose output
@@ -198,8 +197,9 @@ func checkDepartures(name string, src []byte, anchors map[string]bool) (marks in
 }
 
 // markdownAnchors returns the anchors GitHub makes for a page's ## and
-// ### headings: lowercased, backticks and punctuation but '-' and '_'
-// dropped, spaces to '-', a repeated slug numbered -1, -2, ...
+// ### headings, outside fenced blocks: anchor's slug (lower case,
+// backticks and punctuation but '-' and '_' dropped, spaces to '-'), a
+// repeated slug numbered -1, -2, ...
 func markdownAnchors(page []byte) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
@@ -221,16 +221,7 @@ func markdownAnchors(page []byte) map[string]bool {
 		default:
 			continue
 		}
-		var slug strings.Builder
-		for _, r := range strings.ToLower(strings.TrimSpace(text)) {
-			switch {
-			case r == ' ':
-				slug.WriteByte('-')
-			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-				slug.WriteRune(r)
-			}
-		}
-		s := slug.String()
+		s := anchor(strings.TrimSpace(text)) // hook_docs.go: the slug the hooks page's links use
 		if n := seen[s]; n > 0 {
 			seen[s]++
 			s = fmt.Sprintf("%s-%d", s, n)
