@@ -57,6 +57,8 @@ func (awaitInnerLoops) CheckParams(params map[string]any) error {
 // host before owner/repo, which the original takes, is refused too: no
 // verb here makes an inner loop under such a key, so waiting on one would
 // wait forever.
+//
+// Departure from the original (docs/compatibility.md#repository-names-one-reader-ownername-only): a host/owner/repo entry in repos: blocks instead of waiting forever.
 func repoStateKey(repo string) (string, error) {
 	r, err := graph.ParseRepoName(strings.TrimSpace(repo))
 	if err != nil {

@@ -70,6 +70,7 @@ const adhocNegationReach = 40
 // "abandoned") and no negation precedes one within the same sentence. Matching
 // is case-insensitive.
 func declaresDone(body string) bool {
+	// Departure from the original (docs/compatibility.md#control-keywords): the ad-hoc loop's done words count in the person's own words only.
 	text := []rune(reply.Own(body))
 	for i := range text {
 		text[i] = unicode.ToLower(text[i])

@@ -99,6 +99,8 @@ func unreadNote(unread []reply.Mention) string {
 // approval the graph state records: "approval recorded by alice at
 // 2026-11-30T10:00:00Z, not verified (run with --replies github)". "" when
 // the state records none, or an outcome that is no approval.
+//
+// Departure from the original (docs/compatibility.md#who-answered-a-gate-and-an-approval-check-could-not-verify): a recorded approval is said, unverified, instead of "no feedback yet".
 func recordedApproval(r *graph.Recorded) string {
 	if r == nil || (r.Outcome != string(reply.Approved) && r.Outcome != string(reply.ApprovedWithComments)) {
 		return ""

@@ -53,6 +53,7 @@ func (classifyPhaseSelection) Run(ctx *graph.Context) (graph.Result, error) {
 	if gateDecided(ctx.Decisions, selectionDecision) {
 		return graph.Pass(name, map[string]any{"outcome": graph.OutcomeSelected, "decision": selectionDecision}), nil
 	}
+	// Departure from the original (docs/compatibility.md#control-keywords): execute counts in the person's own words only.
 	keyword := executeKeyword(ctx)
 	var chosen *graph.Comment
 	for _, c := range authorizedComments(ctx) {

@@ -100,6 +100,8 @@ type Control struct {
 // own words are read (reply.Own): a keyword in a quoted line, a fenced
 // block, an inline code span or an HTML comment (where the-loop keeps its
 // records' envelopes) is shown, not said, and commands nothing.
+//
+// Departure from the original (docs/compatibility.md#control-keywords): a keyword quoted or shown in code commands nothing.
 func (v Vocabulary) Parse(body string) Control {
 	var c Control
 	if len(v.words) == 0 {

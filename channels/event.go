@@ -83,6 +83,8 @@ type rawComment struct {
 // reviewState is the graph.Comment.Review of a review: its state lower
 // case; "" for a comment, and for a review state GitHub does not submit
 // (pending, dismissed), which is read as no decision.
+//
+// Departure from the original (docs/compatibility.md#pull-request-reviews-are-read-by-their-state): a review's state decides, not its body alone.
 func (c rawComment) reviewState() string {
 	if !c.review {
 		return ""

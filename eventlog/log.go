@@ -233,6 +233,8 @@ func (l *Log) Sync() error {
 // already ends mid-line (a crash in an earlier write, or a writer that does
 // not cut back) gets a newline before the record, so that the torn line
 // stays a line of its own, which readers skip (see Read).
+//
+// Departure from the original (docs/compatibility.md#a-move-whose-events-cannot-be-written-is-not-made): a torn record is cut back, and the next never runs on from it.
 func (l *Log) append(line []byte) error {
 	open := l.open
 	if open == nil {

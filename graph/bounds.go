@@ -10,6 +10,8 @@ import (
 // to MaxStateBytes; these keep a long-lived item's state well under it,
 // and Save refuses a state over it (a write its reader would refuse would
 // leave an item nobody can judge or move again).
+//
+// Departure from the original (docs/compatibility.md#what-a-verb-adds-to-graph-statejson-is-bounded): reasons, actors, forces and who answered are bounded.
 const (
 	// MaxReason bounds a --reason (a force's, a skip's), in characters.
 	// A longer one is refused, never cut: the reason is the record.

@@ -207,6 +207,8 @@ type RunReport struct {
 // only what acting would have added: an entry chain's warnings are not in
 // the steps, and a hook that decides differently when it may not act
 // (a test command it may not spawn) is predicted as it decided.
+//
+// Departure from the original (docs/compatibility.md#graph-run---dry-run-exits-as-graph-run-would): the dry run walks the run's transitions instead of printing check's table.
 func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*RunReport, error) {
 	rep := &RunReport{WorkItem: id, DryRun: dryRun, Steps: []Step{}}
 	if dryRun {

@@ -71,6 +71,8 @@ func (e *RepoNameError) Error() string {
 // does. Anything else is a *RepoNameError naming the segment refused in
 // the original's words ("unusable repository segment"). Case is kept:
 // GitHub's names are case-insensitive, and a caller comparing two says so.
+//
+// Departure from the original (docs/compatibility.md#repository-names-one-reader-ownername-only): exactly OWNER/NAME as GitHub spells them; no host segment, no .git, no trimming.
 func ParseRepoName(s string) (RepoName, error) {
 	segment := func(seg, msg string) (RepoName, error) {
 		return RepoName{}, &RepoNameError{Input: s, Segment: seg, Msg: msg}

@@ -35,6 +35,8 @@ type reportOnly struct {
 
 // stoppedRest is what n's exit chain, stopped in out, leaves to run report
 // only; false when it stopped before no repository hook.
+//
+// Departure from the original (docs/compatibility.md#check---all-findings-runs-the-rules-behind-a-stopped-chain): a stopped chain's repository hooks run report-only under --all-findings.
 func stoppedRest(node int, n *Node, ctx *Context, out *ChainOutcome) (reportOnly, bool) {
 	done := len(out.Results)
 	// A gate answered "changes requested" has one result more than

@@ -108,6 +108,8 @@ var knownStateKeys = []string{"version", "workItem", "currentNode", "nodes", "de
 // ParseState decodes a graph-state document. path is used in errors only.
 // A document from a newer version, or one whose known keys have the wrong
 // shape, is a *StateError: the runtime must not guess at it.
+//
+// Departure from the original (docs/compatibility.md#a-corrupt-graph-statejson-is-exit-2-and-kept-as-it-is): a state that is no JSON object is an error, not an absent state to rebuild and overwrite.
 func ParseState(path string, data []byte, workItem string) (*State, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -200,6 +202,8 @@ func LoadStateIn(files *Files, dir, workItem string) (*State, error) {
 
 // MarshalJSON writes the known keys in the original's order, then any keys
 // another tool recorded, sorted.
+//
+// Departure from the original (docs/compatibility.md#keys-the-tool-does-not-know-are-kept): unknown top-level keys are written back, not dropped.
 func (s *State) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')

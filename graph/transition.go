@@ -185,6 +185,7 @@ func (m machine) advance(prev *State, out ChainOutcome, now time.Time) (*transit
 	}
 	st.exit(id, out.Outcome(), now)
 	if n.Actor == ActorHuman {
+		// Departure from the original (docs/compatibility.md#who-answered-a-gate-and-an-approval-check-could-not-verify): the state records who answered a gate.
 		st.Record(id).By = cutList(answeredBy(out))
 	}
 	target, ok := m.g.Next(id, out.Outcome())

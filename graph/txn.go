@@ -64,6 +64,8 @@ func (tx *txn) apply(tr *transition) (*Step, error) {
 // not written after some of its events were appended, the log says so
 // (as far as it still can), so that its reader does not take them for a
 // move that happened.
+//
+// Departure from the original (docs/compatibility.md#a-move-whose-events-cannot-be-written-is-not-made): a move whose events cannot be appended is not written.
 func (tx *txn) commit() error {
 	notWritten := func(err error) {
 		tx.rt.emit("graph.state_write_failed", "error", map[string]any{"work_item": tx.item.Ref, "error": err.Error()})

@@ -64,6 +64,8 @@ const (
 	// receiver remembers (routing.dedupCacheSize). The original kept 1024
 	// in memory; ours are on disk and GitHub's redelivery reaches back
 	// days, so the default is larger.
+	//
+	// Departure from the original (docs/compatibility.md#ingress-delivery-ids-are-remembered-on-disk): delivery ids are kept on disk, 100,000 by default, not 1024 in memory.
 	DefaultDedupCacheSize = 100_000
 	// DefaultMaxConcurrentDispatches bounds the deliveries processed at
 	// once (routing.maxConcurrentDispatches).
@@ -244,6 +246,8 @@ func FindCLIConfig(explicit string) (string, CLIConfigSource, error) {
 
 // workDirCLIConfig is the working directory's .the-loop/cli-config.yaml
 // when it exists (in any form) and is not the file read, else "".
+//
+// Departure from the original (docs/compatibility.md#a-cli-config-found-in-the-checkout-is-not-read): the checkout's cli-config.yaml is noted and ignored, never read.
 func workDirCLIConfig(read string) string {
 	wd, err := os.Getwd()
 	if err != nil {

@@ -168,6 +168,8 @@ func LoadCheckoutHarness(co *repo.Checkout) (*HarnessConfig, error) {
 
 // readHarness reads, parses and validates the harness config of co that
 // read returns, bounded; file names it in errors and path in File.
+//
+// Departure from the original (docs/compatibility.md#a-broken-harness-config-is-exit-2): a config that does not parse or validate is an error, never the defaults.
 func readHarness(co *repo.Checkout, file, path string, read func(limit int64) ([]byte, error)) (*HarnessConfig, error) {
 	data, err := readConfig(file, read)
 	if err != nil {

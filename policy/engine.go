@@ -237,6 +237,7 @@ func locate(opts Options) (string, error) {
 		if err != nil {
 			return "", &RepoError{Path: opts.Repo, Err: err}
 		}
+		// Departure from the original (docs/compatibility.md#a---repo-that-is-not-a-repository-is-exit-2): a --repo that does not exist is exit 2, not UNREAD and exit 1.
 		fi, err := os.Stat(abs)
 		switch {
 		case err != nil:

@@ -30,6 +30,8 @@ var hostName = lazyregexp.New(`^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[
 // It comes from the operator's CLI config alone, never from a checkout:
 // which host is trusted is the operator's to say. A defaultHost that is
 // not a host name is a *graph.ConfigError.
+//
+// Departure from the original (docs/compatibility.md#what-routingworkspacedefaulthost-means): defaultHost names the host work items live on, not a workspace directory.
 func (c *CLIConfig) GitHubHost() (string, error) {
 	if c == nil {
 		return DefaultGitHubHost, nil
@@ -110,6 +112,8 @@ func GitHubWebHost(base string) (string, error) {
 // ssh://git@HOST[:port]/O/R[.git] and git@HOST:O/R[.git]. A URL on any
 // other host, in any other form, or whose OWNER/NAME graph.ParseRepoName
 // refuses is not one: ok is false.
+//
+// Departure from the original (docs/compatibility.md#the-host-a-checkouts-origin-must-be-on): the origin must be on the operator's GitHub host, not any host.
 func parseGitHubURL(raw, host string) (owner, name string, ok bool) {
 	var h, p string
 	switch {

@@ -45,6 +45,8 @@ type GitIgnoreReport struct {
 // when missing, and adds nothing twice. A .gitignore that is a link (to
 // anywhere: writing would replace it), not a regular file, or too large is
 // left alone and the report says why: it does not stop the adoption.
+//
+// Departure from the original (docs/compatibility.md#the-pull-request-gate-and-adoption): init adds the lock file to .gitignore.
 func ignoreLocks(co *repo.Checkout, dryRun bool) (*GitIgnoreReport, error) {
 	rep := &GitIgnoreReport{Path: gitIgnoreFile, Added: []string{}}
 	fi, err := co.Lstat(gitIgnoreFile)

@@ -106,6 +106,8 @@ func (e *Engine) traceLineage() *lineage {
 }
 
 // traceRenames fills l's renames and newer from git, or says why not.
+//
+// Departure from the original (docs/compatibility.md#the-pull-request-gate-and-adoption): under --rules-from an item keeps the base's state through a rename.
 func (e *Engine) traceRenames(ctx context.Context, l *lineage, spec string) string {
 	r := e.rules
 	fork, err := e.Checkout.MergeBase(ctx, r.rev.Commit())

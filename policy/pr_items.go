@@ -23,6 +23,8 @@ type Link struct {
 // issueBranch is a head branch named for its issue, as the original
 // reads one: issue-31, issue-31-fix, feature/issue-31,
 // claude/github-issue-31-x, issue/31 (but not tissue-31 or issue-31a).
+//
+// Departure from the original (docs/compatibility.md#the-pull-request-gate-and-adoption): issue-N must stand as a word in the branch name.
 var issueBranch = regexp.MustCompile(`(?i)(?:^|[^a-z0-9])issue[-/]([0-9]{1,9})(?:[^a-z0-9]|$)`)
 
 // HowToLink says how a pull request names its work item, for a gate that

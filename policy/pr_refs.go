@@ -50,6 +50,8 @@ type ClosingRef struct {
 // code spans is not read: GitHub does not link it either. Only the first
 // maxBodyBytes of body and the first maxRefs references count; truncated
 // reports whether any were left unread.
+//
+// Departure from the original (docs/compatibility.md#the-pull-request-gate-and-adoption): references in code are not read, Fixes:#12 is one, and only the first 100 count.
 func ClosingRefs(body string) (refs []ClosingRef, truncated bool) {
 	if len(body) > maxBodyBytes {
 		body, truncated = body[:maxBodyBytes], true

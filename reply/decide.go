@@ -65,6 +65,8 @@ type Verdict struct {
 // takes it back. A pull request review decides by its state: approved
 // approves, changes_requested requests changes, and dismissed and pending
 // are not read at all; a commented review is read as a comment.
+//
+// Departure from the original (docs/compatibility.md#how-a-reply-is-read): whole words, in their clause, instead of a substring over the joined comments.
 func Decide(replies []Reply) Verdict {
 	var (
 		v        Verdict

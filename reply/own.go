@@ -11,6 +11,8 @@ import "strings"
 // Markdown is read the way a person sees it rendered, with the edges
 // resolved towards "not theirs": an HTML comment or a fenced block left
 // open runs to the end of the body, as GitHub renders it.
+//
+// Departure from the original (docs/compatibility.md#how-a-reply-is-read): quotes, code, HTML comments and struck-out text are not the person's words.
 func Own(body string) string {
 	if body == "" {
 		return ""

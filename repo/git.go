@@ -387,6 +387,8 @@ func runGit(ctx context.Context, dir string, g gitCmd) ([]byte, string, error) {
 //
 // status names paths from the current directory, quoted the one way
 // appendStatus reads, and without colour, whatever the config says.
+//
+// Departure from the original (docs/compatibility.md#the-pull-request-gate-and-adoption): git reads no replace refs, grafts or commit-graph, and uses no transport.
 func gitArgv(dir string, g gitCmd) []string {
 	argv := []string{"--no-pager", "-C", dir,
 		"-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false",

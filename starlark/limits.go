@@ -131,6 +131,7 @@ func (st *callState) newThread(name string, init func(*sl.Thread)) *sl.Thread {
 	}
 	t.SetLocal(stateKey, st)
 	re.SetBudget(t, st)
+	// Departure from the original (docs/compatibility.md#repository-hooks-are-starlark-not-python): a repository's rule runs bounded and sandboxed, not in-process with the daemon's environment.
 	t.SetMaxExecutionSteps(st.limits.Steps)
 	t.OnMaxSteps = func(*sl.Thread) { st.trip(limitSteps) }
 	st.thread = t

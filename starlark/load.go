@@ -216,6 +216,8 @@ func declError(m Module, format string, args ...any) *graph.ConfigError {
 
 // checkExt refuses a file that is not .star, with the advice a .py file
 // deserves.
+//
+// Departure from the original (docs/compatibility.md#repository-hooks-are-starlark-not-python): a .py hook is refused, not imported into the process.
 func checkExt(name string) error {
 	switch path.Ext(name) {
 	case ".star":

@@ -338,6 +338,8 @@ func FromConfig(cli *policy.CLIConfig, env func(string) string) (*Integration, e
 // is true); "" elsewhere. It is where the job's token is good, so a job
 // on an Enterprise Server reads its own instance with no CLI config. A
 // URL the integration would not call is an error naming the variable.
+//
+// Departure from the original (docs/compatibility.md#the-api-root-under-github-actions): under Actions the runner's $GITHUB_API_URL is the API root.
 func actionsAPIURL(env func(string) string) (string, error) {
 	if env == nil || env("GITHUB_ACTIONS") != "true" {
 		return "", nil

@@ -111,6 +111,8 @@ func (in *Integration) User(ctx context.Context) (string, error) {
 // the next call asks again. The file not being readable or writable is
 // logged and costs only the question. It is safe for concurrent use;
 // concurrent callers ask once between them.
+//
+// Departure from the original (docs/compatibility.md#a-comment-by-the-tokens-own-login-is-self-authored-marker-or-not): the token's own login is learned from GET /user; the original knows only its marker.
 func (in *Integration) Identity(ctx context.Context) (string, error) {
 	if in.transport == nil {
 		return "", fmt.Errorf("github %s: %w", opUser, in.unavailable)

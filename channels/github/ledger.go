@@ -208,6 +208,8 @@ func (l *Ledger) Record(ctx context.Context, e Entry) (Recorded, error) {
 // on the issue could otherwise write the envelope of a message the ledger
 // has yet to record, and have it never recorded; they could never make a
 // record say what the message did not.
+//
+// Departure from the original (docs/compatibility.md#slack-a-record-github-fails-to-take-is-retried-not-lost): a record GitHub failed to take is looked for and posted again, not lost.
 func (l *Ledger) find(e Entry) (Recorded, bool, error) {
 	res, err := l.integration.Call(OpListComments, map[string]any{"ref": e.Work.String()})
 	if err != nil {

@@ -97,6 +97,8 @@ func labelNames(ls []apiLabel) []string {
 // reader ever takes what the-loop posts for a person's answer, whichever
 // caller composed it. The one comment the-loop posts unmarked is a
 // record of a person's words, which goes through AddRelay.
+//
+// Departure from the original (docs/compatibility.md#the-audit-comments-of-graph-force-and-graph-skip-are-marked): the integration marks every body it posts, not the runtime.
 func (in *Integration) AddComment(ctx context.Context, ref Ref, body string) (Comment, error) {
 	return in.postComment(ctx, ref, builtins.MarkSelfAuthored(body))
 }

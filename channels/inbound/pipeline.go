@@ -320,6 +320,8 @@ func (p *Pipeline) process(ctx context.Context, r channels.Reply, retried bool) 
 // credentials scrubbed, since that is what the ingress reads them in: a
 // keyword glued to a secret is no keyword as written, and stands alone
 // once the secret is masked.
+//
+// Departure from the original (docs/compatibility.md#slack-a-reply-is-classified-before-it-is-recorded): seed 003: a reply is classified, by the graph and the channel's grants.
 func (p *Pipeline) classify(r channels.Reply, work channels.Ref) (string, channels.Gate) {
 	if c := p.cfg.Link.Vocabulary().Parse(channels.Scrub(r.Text, nil)); c.Ambiguous || (c.Command != "" && c.Command != channels.CommandExecute) {
 		// An approval word inside a control comment must not become a gate

@@ -56,6 +56,7 @@ func ForServe(router *route.Router, ledger graph.Integration, events *eventlog.L
 	switch {
 	case !sc.Enabled:
 		return nil, nil
+	// Departure from the original (docs/compatibility.md#slack-is-read-through-the-events-api-only): poll and socket are not run.
 	case sc.ReadMode != slack.ReadEvents:
 		log.Warn("channels.slack is enabled, but serve reads Slack only through the Events API: set channels.slack.read.mode to events", "read.mode", sc.ReadMode)
 		return nil, nil

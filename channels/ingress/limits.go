@@ -63,6 +63,7 @@ type Limits struct {
 	IdleTimeout time.Duration
 }
 
+// Departure from the original (docs/compatibility.md#ingress-what-one-caller-may-hold-and-a-damaged-queue-file): what one unknown caller may hold is bounded.
 func (l Limits) withDefaults() Limits {
 	set := func(v *int, d int) {
 		if *v <= 0 {

@@ -29,6 +29,8 @@ const maxCheckReports = 5
 // log and a server.queue_quarantined event, and a new, empty queue is
 // opened in its place: serve must keep answering GitHub, and the file is
 // kept for the operator to read.
+//
+// Departure from the original (docs/compatibility.md#ingress-what-one-caller-may-hold-and-a-damaged-queue-file): a damaged queue file is set aside and serve starts empty.
 func openDB(path string, opts Options) (*bolt.DB, error) {
 	err := inspectFile(path, opts.MaxQueueFile)
 	var db *bolt.DB

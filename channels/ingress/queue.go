@@ -403,6 +403,8 @@ func (q *Queue) accept(d channels.Delivery, verified bool) (Receipt, error) {
 // processed again when the queue is next opened, and its work item's
 // later deliveries go on without it. An error while shutting down leaves
 // the delivery queued, uncounted.
+//
+// Departure from the original (docs/compatibility.md#ingress-a-delivery-whose-processing-fails-is-kept-and-retried): a failed delivery stays queued and is retried, not released.
 func (q *Queue) Run(ctx context.Context, p channels.Processor) error {
 	if !q.running.CompareAndSwap(false, true) {
 		return errors.New("the queue is already running")

@@ -42,6 +42,8 @@ type deliverFunc func(ctx context.Context, b bindings.Binding, m deliver.Message
 // atWork delivers the comment and, unless the item only now entered its
 // node or has finished its loop, advances the node with it. entered is
 // what entering the loop said, nil when the item stood there already.
+//
+// Departure from the original (docs/compatibility.md#an-ordinary-comment-at-an-agents-node): the node is advanced even when the delivery failed.
 func (r *Router) atWork(ctx context.Context, e *policy.Engine, in *inbound, t *target, item string, sel policy.Selector, pos policy.Position, entered []any) (channels.Outcome, error) {
 	r.react(in, policy.ReactionStarted)
 	kv := append(entered, r.handOver(ctx, in, t)...)

@@ -130,6 +130,34 @@ func TestAnOrdinaryCommentWhoseWorkIsNotMetLeavesTheNode(t *testing.T) {
 	}
 }
 
+// As the original's runtime has it: each comment at an agent's node whose
+// work is unmet runs its exit chain, and the second with the same finding
+// escalates; the pointer stays and both comments are delivered.
+func TestASecondCommentWithTheSameFindingEscalatesAndMovesNothing(t *testing.T) {
+	e := atDesign(t, Config{})
+	before := e.state("docs/specs/issue-12/graph-state.json")
+	out, err := e.process(newComment("d1", "acme/shop", 12, "alice", "How is the design going?").build())
+	if f := wantRouted(t, out, err); f["status"] != "block" {
+		t.Fatalf("first comment: fields = %v, want a block", f)
+	}
+	first := e.state("docs/specs/issue-12/graph-state.json").Nodes["design"].LastBlock
+	out, err = e.process(newComment("d2", "acme/shop", 12, "alice", "Any news on the design?").build())
+	f := wantRouted(t, out, err)
+	if f["status"] != "escalated" || f["node"] != "design" || f["to"] != nil {
+		t.Errorf("second comment: fields = %v, want escalated at design", f)
+	}
+	st := e.state("docs/specs/issue-12/graph-state.json")
+	if st.CurrentNode != "design" || st.CurrentNode != before.CurrentNode {
+		t.Errorf("currentNode = %s, want design", st.CurrentNode)
+	}
+	if st.Nodes["design"].LastBlock != first {
+		t.Errorf("lastBlock = %q, want the first finding %q", st.Nodes["design"].LastBlock, first)
+	}
+	if n := len(inbox(t, e, "github:acme/shop#12")); n != 2 {
+		t.Errorf("%d comments delivered, want 2", n)
+	}
+}
+
 // Delivery fails open: a target that cannot be reached is logged and
 // recorded, and the node is advanced all the same.
 func TestADeliveryThatFailsDoesNotStopTheAdvance(t *testing.T) {

@@ -39,6 +39,8 @@ const (
 // done is false when the delivery is to be read as a reply (an edit of a
 // comment nothing acted on, by its author or an authorized person), and
 // for a reply just written.
+//
+// Departure from the original (docs/compatibility.md#edits-deletions-and-dismissals): a reply answers a gate at most once; an edit is read at the gate it was written at.
 func (r *Router) revised(in *inbound, t *target) (out channels.Outcome, done bool) {
 	switch in.kind {
 	case kindEdited, kindDeleted, kindDismissed:

@@ -45,6 +45,8 @@ func mergedReason(pr channels.Ref) string { return fmt.Sprintf("pull request %s 
 const endActor = "the-loop"
 
 // closed decides an issue or pull request closed.
+//
+// Departure from the original (docs/compatibility.md#ends): a close clears control and forces a merged PR loop, but walks no cleanup node.
 func (r *Router) closed(ctx context.Context, in *inbound, t *target) (channels.Outcome, error) {
 	unlock, out, done, err := r.lockFresh(ctx, in, t)
 	if done {

@@ -211,6 +211,7 @@ func (r *Router) Process(ctx context.Context, d channels.Delivery) (channels.Out
 	}
 	why := in.selfAuthored()
 	if why == "" {
+		// Departure from the original (docs/compatibility.md#a-comment-by-the-tokens-own-login-is-self-authored-marker-or-not): a comment by the token's login is the-loop's own, marker or not.
 		own, err := r.byIdentity(ctx, in)
 		if err != nil {
 			r.log.Warn("could not learn the login the-loop posts with, so this comment cannot be told from the-loop's own; keeping it for a retry", "delivery", d.ID, "work_item", t.work, "actor", in.actor, "err", err)

@@ -138,6 +138,8 @@ const (
 // message: its text is what they wrote beside the file, and a threaded
 // answer given with a screenshot is still an answer. The files themselves
 // are not read.
+//
+// Departure from the original (docs/compatibility.md#slack-file_share-messages-are-messages): of the subtypes, a few are read, not every one.
 var newMessage = map[string]bool{"": true, "file_share": true, "thread_broadcast": true, "bot_message": true}
 
 // ReplyOf is the channels.Reply a message event carries, or an empty Reply

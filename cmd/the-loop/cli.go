@@ -244,6 +244,8 @@ func (g *Globals) openWith(out *Output, opts policy.Options) (*policy.Engine, er
 // a repository's root, as it refuses a working directory in no
 // repository: a gate pointed at the wrong folder must not answer "nothing
 // to check", nor graph hooks "no hooks".
+//
+// Departure from the original (docs/compatibility.md#a---repo-that-is-not-a-repository-is-exit-2): a folder with neither .git nor a harness config is refused, not "nothing to check".
 func (g *Globals) openRepo(out *Output, opts policy.Options, adopts bool) (*policy.Engine, error) {
 	if g.Repo != "" && !adopts {
 		if fi, err := os.Stat(g.Repo); err == nil && fi.IsDir() && !policy.IsRepositoryRoot(g.Repo) {

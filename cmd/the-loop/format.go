@@ -95,6 +95,8 @@ func (v checkView) tally(c counted) string {
 
 // reportFormats is the registry the --format enum is built from, so help
 // text and validation never drift from what exists.
+//
+// Departure from the original (docs/compatibility.md#more-report-formats-from-one-run): github, sarif and junit are ours; json and text stay the original's.
 var reportFormats = map[string]reportFormat{
 	"table":  textFormat{}, // check's name for text, kept for scripts that use it
 	"text":   textFormat{},

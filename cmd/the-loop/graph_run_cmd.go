@@ -34,6 +34,7 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if err := c.write(out, rep, func(w io.Writer) error { return writeRun(w, c.Item, rep) }); err != nil {
 		return err
 	}
+	// Departure from the original (docs/compatibility.md#graph-run---dry-run-exits-as-graph-run-would): a dry run exits as the run would, not 1 whenever check is unmet.
 	if rep.Fails() {
 		return exitCode(1)
 	}
