@@ -47,8 +47,8 @@ var about = map[string]About{
 	},
 	"deliver-assignment": {
 		Summary: "Hands the node's work to the agent assigned to it.",
-		Checks:  "Runs as an item enters a node; it does not judge artifacts. It fails only when the delivery itself fails.",
-		Fix:     "Check the assignment channel's configuration and that the agent can be reached.",
+		Checks:  "Runs as an item enters a node; it does not judge artifacts. Without a delivery channel (the CLI path, where the command's output names the next node) it skips, and a delivery that fails skips with the reason: it never holds the node.",
+		Fix:     "Nothing, on the CLI path; where an assignment channel is configured, check it and that the agent can be reached.",
 	},
 	"enforces-boundaries-from": {
 		Summary: "Makes a document answer the boundary markers its upstream raised.",
@@ -67,12 +67,12 @@ var about = map[string]About{
 	},
 	"mcp-call": {
 		Summary: "Calls a tool of an MCP server.",
-		Checks:  "Calls the tool the attachment names. It fails only when the call fails.",
+		Checks:  "Calls the tool the attachment names, through the harness. It blocks when the tool reports failure or the call cannot be made, and for good when nothing is wired to make it.",
 		Fix:     "Check the tool name, the harness and that the server runs.",
 	},
 	"notify": {
 		Summary: "Tells the roles concerned that a gate waits on them.",
-		Checks:  "Delivers a notification to the configured roles. It fails only when nothing could be delivered.",
+		Checks:  "Delivers a notification to the configured roles. With no roles, or no channel subscribed to the event, it skips. It fails only when no channel could deliver it.",
 		Fix:     "Check the notification channel's configuration.",
 	},
 	"post-goal-request": {

@@ -16,10 +16,17 @@ func init() { register("deliver-assignment", deliverAssignment{}) }
 // operation ({ref, workItem, node, text}), served by the session dispatcher;
 // an answer of {"delivered": false} means no live session (a skip). The text
 // is composed only from the graph's vocabulary and the work item's id, never
-// from event payload text. A failed delivery never gates the node: the state
-// it describes is durable, so a lost push costs a nudge.
+// from event payload text.
 //
-// Data: delivered (bool); error when the call failed.
+// Without a delivery channel (noChannel: the none integration, or one that
+// does not perform the operation) the hook skips quietly: that is the CLI
+// path, where the claiming session reads the next node from the command's own
+// output, and a second copy would deliver every assignment twice. A delivery
+// that fails is a skip too, with the reason, as in the original: the state
+// the assignment describes is durable, so a lost push costs a nudge and is
+// never a warning on the node it announces.
+//
+// Data: delivered (true) when delivered.
 type deliverAssignment struct{}
 
 var (
@@ -44,9 +51,12 @@ func (deliverAssignment) Run(ctx *graph.Context) (graph.Result, error) {
 		"node":     obNodeID(ctx),
 		"text":     renderAssignment(ctx),
 	})
-	if err != nil {
+	switch {
+	case noChannel(err):
+		return graph.Skip(name, "no delivery channel (the CLI path: the command's output names the next node)"), nil
+	case err != nil:
 		obWarn(ctx, "assignment delivery failed", "node", obNodeID(ctx), "error", err)
-		return degradedWith(name, err, map[string]any{"delivered": false}), nil
+		return graph.Skip(name, "delivery failed: "+err.Error()), nil
 	}
 	if delivered, ok := res["delivered"].(bool); ok && !delivered {
 		return graph.Skip(name, "no live session to deliver into"), nil

@@ -89,10 +89,32 @@ func TestDeliverAssignmentHandsTheTextToTheSession(t *testing.T) {
 	}
 }
 
-func TestDeliverAssignmentSkipsWithoutALiveSession(t *testing.T) {
-	fake := &obFake{Answers: map[string]map[string]any{opDeliverAssignment: {"delivered": false}}}
-	r, _ := deliverAssignment{}.Run(obCtx(fake, nil, ""))
-	if r.Status != graph.StatusSkip {
-		t.Errorf("status = %s, want skip", r.Status)
+func TestDeliverAssignmentSkipsWhereTheOriginalSkips(t *testing.T) {
+	cases := []struct {
+		name string
+		in   graph.Integration
+		want string // the skip's reason
+	}{
+		// The original's test_deliver_assignment_skips_without_a_channel: the
+		// CLI path, where nothing is wired to push into a session.
+		{"no integration: the CLI path", nil, "no delivery channel"},
+		{"the none integration", graph.NoIntegration{}, "no delivery channel"},
+		{"an integration with no delivery channel", &obUnsupported{}, "no delivery channel"},
+		{"no live session", &obFake{Answers: map[string]map[string]any{opDeliverAssignment: {"delivered": false}}}, "no live session to deliver into"},
+		{"a delivery that fails", &obBroken{}, "delivery failed: deliver-assignment: github is down"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := deliverAssignment{}.Run(obCtx(tc.in, nil, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != graph.StatusSkip || !strings.Contains(r.Render(), tc.want) {
+				t.Fatalf("got %s %q, want a skip saying %q", r.Status, r.Render(), tc.want)
+			}
+			if _, degraded := r.Data["error"]; degraded {
+				t.Errorf("data[error] = %v: the runtime would warn and log graph.hook_degraded", r.Data["error"])
+			}
+		})
 	}
 }

@@ -63,6 +63,7 @@ func (h logEntry) Run(ctx *graph.Context) (graph.Result, error) {
 	case err != nil:
 		return degradedWith(name, err, map[string]any{"appended": false}), nil
 	case info.Mode()&fs.ModeSymlink != 0:
+		// Departure from the original (docs/compatibility.md#a-link-out-of-the-spec-folder-is-not-followed-by-log-entry-or-publish-artifact): a symlinked log is refused, not followed.
 		return degradedWith(name, fmt.Errorf("%s is a symbolic link; refusing to follow it", rel), map[string]any{"appended": false}), nil
 	case !info.Mode().IsRegular():
 		return graph.Skip(name, "no execution log for this work item"), nil

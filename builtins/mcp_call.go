@@ -15,13 +15,17 @@ const defaultMCPTimeoutSeconds = 300
 // MCP itself: the integration's mcp-call operation delegates to the harness
 // (Claude Code, Cursor), which is the MCP client with the operator's servers
 // configured, and answers with a structured {"ok": bool, "result": string}.
-// A call that could not be made degrades; a tool that answered and reported
-// failure blocks, because that is the tool's verdict rather than an outage.
+// As in the original, every way of not getting the tool's answer blocks: its
+// result is what the node waits for, and passing without it would claim an
+// answer nobody gave. Nothing wired to delegate to (noChannel; the original's
+// harness binary not on PATH) is a block that retrying cannot cure; a
+// delegation that failed, and a tool that answered and reported failure, are
+// retriable blocks.
 //
 // Params: tool (string, required to do anything), arguments (mapping),
 // harness (string, "claude" or "cursor"; default "claude"), timeoutSeconds
 // (number, default 300).
-// Data: tool (string), result (string); error when the call failed.
+// Data: tool (string), result (string), when the tool answered ok.
 type mcpCall struct{}
 
 var (
@@ -70,9 +74,15 @@ func (mcpCall) Run(ctx *graph.Context) (graph.Result, error) {
 		"harness":        harness,
 		"timeoutSeconds": timeout,
 	})
-	if err != nil {
+	switch {
+	case noChannel(err):
+		// Departure from the original (docs/compatibility.md#mcp-call-has-no-harness-to-delegate-to-yet): no shipped integration delegates yet, so this is every mcp-call's answer.
+		r := graph.Block(name, graph.Errorf("cannot delegate an MCP call: %v", err))
+		r.Retriable = false
+		return r, nil
+	case err != nil:
 		obWarn(ctx, "MCP delegation failed", "tool", tool, "error", err)
-		return degradedWith(name, err, map[string]any{"tool": tool}), nil
+		return graph.Block(name, graph.Errorf("MCP delegation failed: %v", err)), nil
 	}
 	if ok, _ := res["ok"].(bool); !ok {
 		return graph.Block(name, graph.Errorf("MCP tool %q reported failure", tool)), nil

@@ -19,9 +19,12 @@ const defaultNotifyEvent = "phase-approval-pending"
 // channel subscribed to the event; a channel being down never wedges the
 // graph.
 //
-// The notify operation may answer {"subscribed": false} (no channel takes the
-// event: a skip), or {"delivered": false, "error": "..."} (nothing delivered:
-// degraded); an answer without those keys is a delivery.
+// With no channel at all (noChannel: the none integration, or one that does
+// not perform notify) the hook skips quietly, as the original does when no
+// channel is subscribed. The notify operation may answer {"subscribed":
+// false} (no channel takes the event: a skip), or {"delivered": false,
+// "error": "..."} (nothing delivered: degraded); an answer without those keys
+// is a delivery. A call that fails is degraded.
 //
 // Params: event (string, default "phase-approval-pending"), roles (list of
 // strings).
@@ -61,12 +64,12 @@ func (notify) Run(ctx *graph.Context) (graph.Result, error) {
 		"text":  text,
 		"roles": obAnyList(roles),
 	})
+	if subscribed, ok := res["subscribed"].(bool); noChannel(err) || ok && !subscribed {
+		return graph.Skip(name, fmt.Sprintf("no channel subscribed to %s", event)), nil
+	}
 	if err != nil {
 		obWarn(ctx, "notification not delivered", "event", event, "error", err)
 		return degradedWith(name, err, map[string]any{"delivered": false, "roles": obAnyList(roles)}), nil
-	}
-	if subscribed, ok := res["subscribed"].(bool); ok && !subscribed {
-		return graph.Skip(name, fmt.Sprintf("no channel subscribed to %s", event)), nil
 	}
 	if delivered, ok := res["delivered"].(bool); ok && !delivered {
 		msg, _ := res["error"].(string)

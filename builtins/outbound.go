@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,12 +11,22 @@ import (
 	"github.com/the-loop/the-loop/graph"
 )
 
-// Outbound hooks act on the world through ctx.Integration and are best-effort
-// by contract: a failed call (an outage, a missing credential, the none
-// integration) is reported as a passing result carrying data["error"], which
-// the runtime surfaces as a warning and a graph.hook_degraded event. An
-// outbound hook never blocks over a call it could not make, and under
-// ctx.ReadOnly (check, status) it makes none.
+// Outbound hooks act on the world through ctx.Integration, each as the
+// original's does when it cannot:
+//
+//   - The GitHub hooks (set-phase-label, request-review, publish-artifact,
+//     post-goal-request, post-phase-selection) and log-entry are best-effort:
+//     a failed call, the none integration or a missing credential is a
+//     passing result carrying data["error"], which the runtime surfaces as a
+//     warning and a graph.hook_degraded event.
+//   - notify and deliver-assignment skip quietly when nothing is wired to
+//     carry them (see noChannel): on the CLI path that is the normal case,
+//     not a failure. notify degrades when its channels fail; a failed
+//     assignment delivery is a skip with the reason.
+//   - mcp-call blocks: its result is the tool's answer, and a call that
+//     could not be made has none.
+//
+// Under ctx.ReadOnly (check, status) no outbound hook makes a call.
 
 // The integration operations the shipped hooks use. The first three are the
 // GitHub integration's; the others are served by whatever transport the
@@ -48,6 +59,21 @@ func callOut(ctx *graph.Context, op string, params map[string]any) (map[string]a
 		res = map[string]any{}
 	}
 	return res, nil
+}
+
+// noChannel reports whether err says that nothing is wired to carry an
+// operation at all: the none integration (graph.ErrIntegrationUnavailable),
+// or an integration that does not perform the operation
+// (errors.ErrUnsupported, as the GitHub integration answers notify,
+// deliver-assignment and mcp-call). It is the one place that decides "no
+// delivery channel" for the hooks whose transport is not GitHub; the original
+// decides it by whether a delivery callable or a subscribed channel exists.
+//
+// An integration that does serve an operation, but cannot reach its service
+// this time (an outage, a Slack token that is not set), must answer with any
+// other error: that is a failed call, not a missing channel.
+func noChannel(err error) bool {
+	return errors.Is(err, graph.ErrIntegrationUnavailable) || errors.Is(err, errors.ErrUnsupported)
 }
 
 // degradedWith is graph.Degraded with extra facts beside data["error"].

@@ -152,51 +152,143 @@ func outboundCases(t *testing.T) []struct {
 	}
 }
 
-func TestEveryOutboundHookDegradesToPassUnderTheNoneIntegration(t *testing.T) {
+// obUnsupported performs no operation at all, the way the GitHub
+// integration answers notify, deliver-assignment and mcp-call.
+type obUnsupported struct{ calls int }
+
+func (u *obUnsupported) Name() string { return "unsupported" }
+
+func (u *obUnsupported) Call(op string, _ map[string]any) (map[string]any, error) {
+	u.calls++
+	return nil, fmt.Errorf("github %s: %w", op, errors.ErrUnsupported)
+}
+
+// What an outbound hook does when it cannot act, as the original's hook does.
+type obVerdict int
+
+const (
+	obDegrades      obVerdict = iota // pass, data["error"]: a warning and graph.hook_degraded
+	obSkipsQuietly                   // skip, no data["error"]: nothing surfaced
+	obBlocks                         // block, retriable
+	obBlocksForGood                  // block, not retriable
+)
+
+func (v obVerdict) String() string {
+	return [...]string{"degrades", "skips quietly", "blocks", "blocks for good"}[v]
+}
+
+// TestEachOutboundHookFailsAsTheOriginalDoes pins, per hook, what happens
+// with no integration at all (the CLI path), with an integration that does
+// not perform the hook's operation (no channel for it), and when the call
+// fails. The original: the GitHub hooks catch every failure of their
+// transport and degrade (hooks/sideeffects.py, goal.py, selection.py);
+// deliver-assignment skips without a delivery callable and on a failed
+// delivery (hooks/assignment.py); notify skips when no channel is subscribed
+// and degrades when none delivered (sideeffects.py); mcp-call blocks, for
+// good when there is no harness to delegate to (hooks/mcp.py).
+func TestEachOutboundHookFailsAsTheOriginalDoes(t *testing.T) {
+	type want struct{ none, unsupported, failed obVerdict }
+	wants := map[string]want{
+		"post-phase-selection": {obDegrades, obDegrades, obDegrades},
+		"post-goal-request":    {obDegrades, obDegrades, obDegrades},
+		"set-phase-label":      {obDegrades, obDegrades, obDegrades},
+		"request-review":       {obDegrades, obDegrades, obDegrades},
+		"publish-artifact":     {obDegrades, obDegrades, obDegrades},
+		"notify":               {obSkipsQuietly, obSkipsQuietly, obDegrades},
+		"deliver-assignment":   {obSkipsQuietly, obSkipsQuietly, obSkipsQuietly},
+		"mcp-call":             {obBlocksForGood, obBlocksForGood, obBlocks},
+	}
 	for _, tc := range outboundCases(t) {
 		if tc.name == "log-entry" {
-			continue // writes a file; it does not call out
+			continue // writes a file, calls nothing: the TestLogEntry tests
 		}
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := obCtx(graph.NoIntegration{}, nil, t.TempDir())
-			if tc.prep != nil {
-				tc.prep(ctx)
-			}
-			r, err := tc.hook.Run(ctx)
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if r.Status != graph.StatusPass {
-				t.Fatalf("status = %s, want pass (degraded): %+v", r.Status, r)
-			}
-			msg, _ := r.Data["error"].(string)
-			if !strings.Contains(msg, graph.ErrIntegrationUnavailable.Error()) {
-				t.Errorf("data[error] = %q, want it to say %q", msg, graph.ErrIntegrationUnavailable)
-			}
-		})
+		w, ok := wants[tc.name]
+		if !ok {
+			t.Fatalf("%s: no expectation; add it to the table", tc.name)
+		}
+		for _, c := range []struct {
+			name string
+			in   graph.Integration
+			want obVerdict
+			says string
+		}{
+			{"no integration", graph.NoIntegration{}, w.none, graph.ErrIntegrationUnavailable.Error()},
+			{"no channel for the operation", &obUnsupported{}, w.unsupported, errors.ErrUnsupported.Error()},
+			{"the call failed", &obBroken{}, w.failed, "github is down"},
+		} {
+			t.Run(tc.name+"/"+c.name, func(t *testing.T) {
+				ctx := obCtx(c.in, nil, t.TempDir())
+				if tc.prep != nil {
+					tc.prep(ctx)
+				}
+				r, err := tc.hook.Run(ctx)
+				if err != nil {
+					t.Fatalf("Run: %v", err)
+				}
+				msg, _ := r.Data["error"].(string)
+				var got obVerdict
+				switch {
+				case r.Status == graph.StatusPass && msg != "":
+					got = obDegrades
+				case r.Status == graph.StatusSkip && msg == "":
+					got = obSkipsQuietly
+				case r.Status == graph.StatusBlock && r.Retriable:
+					got = obBlocks
+				case r.Status == graph.StatusBlock:
+					got = obBlocksForGood
+				default:
+					t.Fatalf("got %s with data %v (%s), want it to %s", r.Status, r.Data, r.Render(), c.want)
+				}
+				if got != c.want {
+					t.Fatalf("it %s (%s %v: %s), want it to %s", got, r.Status, r.Data, r.Render(), c.want)
+				}
+				// A degradation or a block says what went wrong; a quiet skip
+				// carries no error for the runtime to surface.
+				if said := msg + r.Render(); c.want != obSkipsQuietly && !strings.Contains(said, c.says) {
+					t.Errorf("%q does not say %q", said, c.says)
+				}
+			})
+		}
 	}
 }
 
-func TestEveryOutboundHookDegradesToPassWhenTheIntegrationFails(t *testing.T) {
-	for _, tc := range outboundCases(t) {
-		if tc.name == "log-entry" {
-			continue
-		}
+// TestAnOutboundHookWithNothingToDoSkipsWithoutCallingOut pins the
+// original's "not configured" skips: each is decided before any call, so no
+// integration is asked and nothing is surfaced.
+func TestAnOutboundHookWithNothingToDoSkipsWithoutCallingOut(t *testing.T) {
+	cases := []struct {
+		name string
+		hook graph.Hook
+		prep func(*graph.Context)
+		want string
+	}{
+		{"set-phase-label on a node with no phase", setPhaseLabel{}, func(ctx *graph.Context) { ctx.Node = &graph.Node{ID: "work"} }, "node declares no phase label"},
+		{"notify with no roles for its event", notify{}, nil, "no roles configured for phase-approval-pending"},
+		{"mcp-call with no tool named", mcpCall{}, nil, "no MCP tool named"},
+		{"publish-artifact in an adopted repository", publishArtifact{}, func(ctx *graph.Context) {
+			ctx.Settings.RepoInitialized = true
+			ctx.Params["artifact"] = "design.md"
+		}, "the repository carries the artifact"},
+		{"publish-artifact with no artifact named", publishArtifact{}, nil, "no artifact named"},
+		{"publish-artifact with the artifact not written", publishArtifact{}, func(ctx *graph.Context) { ctx.Params["artifact"] = "design.md" }, "no design.md for this work item"},
+		{"log-entry with no execution log", logEntry{}, nil, "no execution log for this work item"},
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			broken := &obBroken{}
-			ctx := obCtx(broken, nil, t.TempDir())
+			fake := &obFake{}
+			ctx := obCtx(fake, nil, t.TempDir())
 			if tc.prep != nil {
 				tc.prep(ctx)
 			}
 			r, err := tc.hook.Run(ctx)
 			if err != nil {
-				t.Fatalf("Run: %v", err)
+				t.Fatal(err)
 			}
-			if r.Status != graph.StatusPass || !strings.Contains(fmt.Sprint(r.Data["error"]), "github is down") {
-				t.Fatalf("got %s %v, want pass with data[error] naming the outage", r.Status, r.Data)
+			if r.Status != graph.StatusSkip || !strings.Contains(r.Render(), tc.want) || r.Data["error"] != nil {
+				t.Errorf("got %s %v %q, want a quiet skip saying %q", r.Status, r.Data, r.Render(), tc.want)
 			}
-			if broken.calls == 0 {
-				t.Error("the hook never tried the integration")
+			if len(fake.Calls) > 0 {
+				t.Errorf("called out: %v", fake.ops())
 			}
 		})
 	}

@@ -89,6 +89,7 @@ func (publishArtifact) Run(ctx *graph.Context) (graph.Result, error) {
 func publishReadArtifact(ctx *graph.Context, name string) ([]byte, error) {
 	data, err := ctx.Files.ReadFile(path.Join(ctx.WorkItem.Dir, filepath.ToSlash(name)))
 	if errors.Is(err, repo.ErrNotRegular) {
+		// Departure from the original (docs/compatibility.md#a-link-out-of-the-spec-folder-is-not-followed-by-log-entry-or-publish-artifact): a link out of the spec folder is not followed.
 		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
 	return data, err

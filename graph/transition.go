@@ -239,6 +239,7 @@ func (m machine) degradations(node string, out ChainOutcome) (msgs []string, eve
 		hooks[d[1]] = append(hooks[d[1]], d[0])
 	}
 	for _, c := range causes {
+		// Departure from the original (docs/compatibility.md#one-warning-line-per-cause-not-per-hook): one line per cause, naming its hooks.
 		msgs = append(msgs, fmt.Sprintf("warning: %s did not complete: %s", strings.Join(hooks[c], ", "), c))
 	}
 	return msgs, events

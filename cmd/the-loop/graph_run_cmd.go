@@ -31,7 +31,7 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
-	if err := c.write(out, rep, func(w io.Writer) error { return writeRun(w, c.Item, rep) }); err != nil {
+	if err := c.write(out, rep, func(w io.Writer) error { return writeRun(w, c.Item, c.MaxNodes, rep) }); err != nil {
 		return err
 	}
 	// Departure from the original (docs/compatibility.md#graph-run---dry-run-exits-as-graph-run-would): a dry run exits as the run would, not 1 whenever check is unmet.
@@ -41,9 +41,12 @@ func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
 	return nil
 }
 
-func writeRun(w io.Writer, item string, rep *graph.RunReport) error {
+// writeRun writes the run's steps, then the original's last line: what a
+// script reads to learn how the run ended.
+func writeRun(w io.Writer, item string, maxNodes int, rep *graph.RunReport) error {
 	var b strings.Builder
 	for _, s := range rep.Steps {
+		// Departure from the original (docs/compatibility.md#the-rest-of-the-text-of-graph-show-and-graph-run-is-ours): a step names the node it moved to and bullets its messages with "-".
 		to := ""
 		if s.To != "" {
 			to = " -> " + s.To
@@ -53,11 +56,31 @@ func writeRun(w io.Writer, item string, rep *graph.RunReport) error {
 			fmt.Fprintf(&b, "      - %s\n", visible(m))
 		}
 	}
-	suffix := ""
+	b.WriteString(runEnding(visible(item), maxNodes, rep))
 	if rep.DryRun {
-		suffix = " (dry run: nothing written)"
+		// Departure from the original (docs/compatibility.md#the-rest-of-the-text-of-graph-show-and-graph-run-is-ours): a dry run walks the run and ends as it would, not with graph status's table.
+		b.WriteString(" (dry run: nothing written)")
 	}
-	fmt.Fprintf(&b, "%s: stopped at %s (%s)%s\n", visible(item), rep.At, rep.Stopped, suffix)
+	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// runEnding is the original's last line of a run, for each way a run ends.
+func runEnding(item string, maxNodes int, rep *graph.RunReport) string {
+	switch rep.Stopped {
+	case graph.StoppedTerminal:
+		return item + ": complete"
+	case graph.StoppedLooping:
+		// The node evaluated once too often is the last step's; rep.At is
+		// where that step's edge led.
+		node := rep.At
+		if n := len(rep.Steps); n > 0 {
+			node = rep.Steps[n-1].Node
+		}
+		return fmt.Sprintf("%s: looping on %s; stopping", item, node)
+	case graph.StoppedMaxNodes:
+		return fmt.Sprintf("%s: hit --max-nodes (%d); stopping", item, maxNodes)
+	}
+	return fmt.Sprintf("%s: stopped at %s (%s)", item, rep.At, rep.Stopped)
 }

@@ -43,6 +43,7 @@ func (c *GraphShowCmd) Run(g *Globals, out *Output) error {
 // else.
 func writeGraphText(w io.Writer, gr *graph.Graph) error {
 	b := make([]byte, 0, 8<<10) // the largest shipped loop is under 6 KB
+	// Departure from the original (docs/compatibility.md#the-rest-of-the-text-of-graph-show-and-graph-run-is-ours): the header names the loop, and skip sets and chains are listed.
 	b = append(b, gr.Name...)
 	b = append(b, " v"...)
 	b = strconv.AppendInt(b, int64(gr.Version), 10)
@@ -62,9 +63,9 @@ func writeGraphText(w io.Writer, gr *graph.Graph) error {
 		if n.Required {
 			flags = append(flags, "required")
 		}
-		if n.Optional {
-			flags = append(flags, "optional")
-		}
+		// The flags are the original's: required, opt-in or else skippable,
+		// human, terminal. A node's optional: (it may skip itself) is not
+		// one: the original prints it nowhere, and scripts match these words.
 		if n.OptIn {
 			flags = append(flags, "opt-in")
 		} else if n.Skippable {

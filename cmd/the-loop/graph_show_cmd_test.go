@@ -28,9 +28,6 @@ func legacyGraphText(w io.Writer, gr *graph.Graph) error {
 		if n.Required {
 			flags = append(flags, "required")
 		}
-		if n.Optional {
-			flags = append(flags, "optional")
-		}
 		if n.OptIn {
 			flags = append(flags, "opt-in")
 		} else if n.Skippable {
@@ -128,5 +125,36 @@ func TestGraphTextIsAsItWas(t *testing.T) {
 		if got.writes != 1 {
 			t.Errorf("%s: writeGraphText wrote in %d writes, want one", name, got.writes)
 		}
+	}
+}
+
+// TestShowMarksEachNodeWithTheOriginalsFlags pins the bracketed flags of
+// graph show's text, as the original's graph_cmd.py prints them: a node that
+// is optional and skippable reads [skippable], and opt-in wins over
+// skippable, which it implies.
+func TestShowMarksEachNodeWithTheOriginalsFlags(t *testing.T) {
+	cases := []struct {
+		name string
+		node graph.Node
+		want string
+	}{
+		{"a skippable optional node", graph.Node{ID: "n", Optional: true, Skippable: true}, "  n  [skippable]"},
+		{"an optional node alone has no flag", graph.Node{ID: "n", Optional: true}, "  n"},
+		{"opt-in over skippable", graph.Node{ID: "n", OptIn: true, Skippable: true}, "  n  [opt-in]"},
+		{"a required human gate", graph.Node{ID: "n", Required: true, Actor: graph.ActorHuman}, "  n  [required, human]"},
+		{"a skippable human gate", graph.Node{ID: "n", Skippable: true, Actor: graph.ActorHuman}, "  n  [skippable, human]"},
+		{"the terminal node", graph.Node{ID: "n", Terminal: true}, "  n  [terminal]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			g := &graph.Graph{Name: "l", Version: 1, Start: "n", Nodes: []*graph.Node{&tc.node}}
+			if err := writeGraphText(&b, g); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Split(b.String(), "\n")[1]; got != tc.want {
+				t.Errorf("node line = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
