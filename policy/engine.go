@@ -850,9 +850,13 @@ var arenas = sync.Pool{New: func() any { return graph.NewArena() }}
 // checked before anything is written: the item, its state, and the verb's
 // own arguments (check, given the runtime), so that a verb that will fail
 // adopts nothing.
+//
+// An item with no spec folder is a new one, on the default loop: the verb
+// creates its folder if it writes (see graph.Runtime.Advance), as the
+// original's verbs do, and the engine notes that it did.
 func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) error) (*graph.Runtime, error) {
 	_, recorded, _, err := e.itemState(item, sel)
-	if err != nil {
+	if err != nil && !graph.NoSpecFolder(err) {
 		return nil, err
 	}
 	rt, err := e.runtime(recorded, sel, true)
@@ -871,6 +875,20 @@ func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) er
 	return e.runtime(recorded, sel, true)
 }
 
+// isNew reports whether item has no spec folder yet.
+func (e *Engine) isNew(item string) bool {
+	_, err := e.Checkout.Item(item)
+	return graph.NoSpecFolder(err)
+}
+
+// noteCreated notes that a verb created the spec folder of item, which
+// was new before it.
+func (e *Engine) noteCreated(item string, wasNew bool) {
+	if wasNew && e.Checkout.IsDir(e.Checkout.ItemDir(item)) {
+		e.note(fmt.Sprintf("created %s: %s is a new work item", e.Checkout.ItemDir(item), item))
+	}
+}
+
 // Advance evaluates item's current node and acts on it. An item that has
 // not entered the loop is evaluated at its start node without entering it,
 // as the reference tool's CLI does: entering (and the start node's entry
@@ -880,6 +898,7 @@ func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Ste
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Advance(item, ev)
 }
 
@@ -889,6 +908,7 @@ func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Even
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Complete(item, node, actor, ev)
 }
 
@@ -904,6 +924,7 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Run(item, maxNodes, dryRun, ev)
 }
 
@@ -913,6 +934,7 @@ func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Se
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.DeclareSkips(item, tokens, reason, actor)
 }
 
@@ -922,5 +944,6 @@ func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.For
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Force(item, to, reason, actor)
 }
