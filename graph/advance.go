@@ -144,7 +144,7 @@ func (rt *Runtime) Complete(id, node, actor string, event *Event) (*Completion, 
 	if create != nil {
 		// A new item has not entered the loop: the claim is refused, and
 		// nothing is written.
-		// Departure from the original (docs/compatibility.md#graph-complete-on-an-item-with-no-spec-folder): the refusal creates no folder.
+		// Departure from the original (docs/compatibility.md#a-mutating-verb-on-an-item-with-no-spec-folder): the refusal creates no folder.
 		res, _, err := rt.machine(item).claim(NewState(id), node, actor, rt.now())
 		return res, err
 	}

@@ -482,6 +482,17 @@ func (g *Graph) skipRoute(id string, skips map[string]map[string]any, pass func(
 	}
 }
 
+// CheckPointer refuses a verb that moves the item id from where its state
+// st says it is, when st's pointer names no node of the loop, before
+// anything is read or written (see machine.unknownCurrent). A nil state,
+// or one that has not entered the loop, passes.
+func (rt *Runtime) CheckPointer(id string, st *State) error {
+	if st == nil || st.CurrentNode == "" || rt.Graph.Has(st.CurrentNode) {
+		return nil
+	}
+	return rt.unknownCurrent(WorkItem{ID: id, Dir: rt.Checkout.ItemDir(id)}, st)
+}
+
 func (rt *Runtime) unknownCurrent(item WorkItem, st *State) error {
 	return rt.machine(item).unknownCurrent(st)
 }

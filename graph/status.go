@@ -171,6 +171,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) (*StatusReport, error) {
 	item, err := rt.workItem(id, files)
 	if err != nil {
+		// Departure from the original (docs/compatibility.md#check-on-an-item-with-no-spec-folder): a mistyped id in CI must not pass.
 		return nil, err
 	}
 	if st == nil {

@@ -854,8 +854,8 @@ var arenas = sync.Pool{New: func() any { return graph.NewArena() }}
 // An item with no spec folder is a new one, on the default loop: the verb
 // creates its folder if it writes (see graph.Runtime.Advance), as the
 // original's verbs do, and the engine notes that it did.
-func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) error) (*graph.Runtime, error) {
-	_, recorded, _, err := e.itemState(item, sel)
+func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime, *graph.State) error) (*graph.Runtime, error) {
+	st, recorded, _, err := e.itemState(item, sel)
 	if err != nil && !graph.NoSpecFolder(err) {
 		return nil, err
 	}
@@ -864,7 +864,7 @@ func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) er
 		return nil, err
 	}
 	if check != nil {
-		if err := check(rt); err != nil {
+		if err := check(rt, st); err != nil {
 			return nil, err
 		}
 	}
@@ -894,7 +894,7 @@ func (e *Engine) noteCreated(item string, wasNew bool) {
 // as the reference tool's CLI does: entering (and the start node's entry
 // chain) is the ingress's job.
 func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
-	rt, err := e.moving(item, sel, nil)
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error { return rt.CheckPointer(item, st) })
 	if err != nil {
 		return nil, err
 	}
@@ -904,7 +904,12 @@ func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Ste
 
 // Complete is a completion claim for item's current (or named) node.
 func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Event) (*graph.Completion, error) {
-	rt, err := e.moving(item, sel, func(rt *graph.Runtime) error { return rt.CheckComplete(node) })
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error {
+		if err := rt.CheckComplete(node); err != nil || node != "" {
+			return err
+		}
+		return rt.CheckPointer(item, st)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -919,7 +924,7 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 	if dryRun {
 		rt, err = e.runtime(e.recordedLoop(item, sel), sel, false)
 	} else {
-		rt, err = e.moving(item, sel, nil)
+		rt, err = e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error { return rt.CheckPointer(item, st) })
 	}
 	if err != nil {
 		return nil, err
@@ -930,7 +935,12 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 
 // Skip declares skips for item.
 func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Selector) (*graph.SkipDeclaration, error) {
-	rt, err := e.moving(item, sel, func(*graph.Runtime) error { return graph.CheckSkips(tokens, reason) })
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error {
+		if err := graph.CheckSkips(tokens, reason); err != nil {
+			return err
+		}
+		return rt.CheckPointer(item, st)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -940,7 +950,7 @@ func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Se
 
 // Force moves item's pointer to node.
 func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.Forcing, error) {
-	rt, err := e.moving(item, sel, func(rt *graph.Runtime) error { return rt.CheckForce(to, reason) })
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, _ *graph.State) error { return rt.CheckForce(to, reason) })
 	if err != nil {
 		return nil, err
 	}
