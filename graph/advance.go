@@ -79,9 +79,12 @@ func (rt *Runtime) runEntry(tx *txn, step *Step, node string) {
 // maxAttempts or a repeated message, pass follows the edge for the outcome,
 // routing around declared skips, and runs the next node's entry chain.
 // event carries the inbound comments a human gate classifies.
+//
+// An item with no spec folder is a new one: its folder is created, and it
+// is evaluated at the loop's start, as the original does.
 func (rt *Runtime) Advance(id string, event *Event) (*Step, error) {
 	var step *Step
-	err := rt.locked(id, func(tx *txn) (err error) {
+	err := rt.lockedCreating(id, func(tx *txn) (err error) {
 		step, err = rt.advanceLocked(tx, event)
 		return err
 	})
@@ -134,8 +137,19 @@ func (rt *Runtime) Complete(id, node, actor string, event *Event) (*Completion, 
 	if err := checkLength("--actor", actor, MaxActor); err != nil {
 		return nil, fmt.Errorf("complete: %w", err)
 	}
+	item, create, err := rt.creating(id)
+	if err != nil {
+		return nil, err
+	}
+	if create != nil {
+		// A new item has not entered the loop: the claim is refused, and
+		// nothing is written.
+		// Departure from the original (docs/compatibility.md#a-mutating-verb-on-an-item-with-no-spec-folder): the refusal creates no folder.
+		res, _, err := rt.machine(item).claim(NewState(id), node, actor, rt.now())
+		return res, err
+	}
 	var res *Completion
-	err := rt.locked(id, func(tx *txn) (err error) {
+	err = rt.lockedItem(item, func(tx *txn) (err error) {
 		res, err = rt.completeLocked(tx, node, actor, event)
 		return err
 	})

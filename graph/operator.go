@@ -36,7 +36,7 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 		return nil, fmt.Errorf("skip: %w", err)
 	}
 	reason = strings.TrimSpace(reason)
-	item, err := rt.WorkItem(id)
+	item, create, err := rt.creating(id)
 	if err != nil {
 		return nil, err
 	}
@@ -44,10 +44,32 @@ func (rt *Runtime) DeclareSkips(id string, tokens []string, reason, actor string
 	if actor == "" {
 		actor = "(shell)"
 	}
+	if create != nil {
+		// A new item: its folder is created only if a skip is declared,
+		// as the original writes the state only then.
+		declared, rejected, tr, err := rt.machine(item).declareSkips(NewState(id), tokens, reason, actor, rt.now())
+		if err != nil {
+			return nil, err
+		}
+		if !tr.effects.write {
+			res.Declared, res.Rejected = declared, rejected
+			for _, e := range tr.effects.events {
+				rt.emit(e.event, e.level, e.fields)
+			}
+			return res, nil
+		}
+		if item, err = create(); err != nil {
+			return nil, err
+		}
+	}
 	err = rt.lockedItem(item, func(tx *txn) error {
 		var tr *transition
-		res.Declared, res.Rejected, tr = rt.machine(item).declareSkips(tx.st, tokens, reason, actor, rt.now())
-		_, err := tx.apply(tr)
+		var err error
+		res.Declared, res.Rejected, tr, err = rt.machine(item).declareSkips(tx.st, tokens, reason, actor, rt.now())
+		if err != nil {
+			return err
+		}
+		_, err = tx.apply(tr)
 		return err
 	})
 	if err != nil {
@@ -129,9 +151,15 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 		return nil, fmt.Errorf("force: %w", err)
 	}
 	reason = strings.TrimSpace(reason)
-	item, err := rt.WorkItem(id)
+	item, create, err := rt.creating(id)
 	if err != nil {
 		return nil, err
+	}
+	if create != nil {
+		// A new item: the force enters it into the loop at to.
+		if item, err = create(); err != nil {
+			return nil, err
+		}
 	}
 	if actor == "" {
 		actor = "(shell)"

@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"path"
 	"slices"
@@ -120,18 +122,7 @@ func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 	if err != nil {
 		return WorkItem{ID: id, Dir: it.Dir}, err
 	}
-	item := WorkItem{ID: id, Dir: it.Dir, RiskTier: 3}
-	switch {
-	case rt.Ref != "":
-		item.Ref = rt.Ref
-	case rt.StateSubpath != "":
-		item.Ref = rt.PRRef
-	default:
-		item.Ref = DeriveRef(id, rt.Settings.OriginRepo)
-	}
-	if item.Ref == "" {
-		item.Ref = id
-	}
+	item := rt.newWorkItem(it)
 	for _, name := range []string{"requirements.md", "bugfix.md", "design.md"} {
 		fm, _, err := files.FrontMatter(path.Join(item.Dir, name))
 		if err != nil {
@@ -153,6 +144,53 @@ func (rt *Runtime) workItem(id string, files *Files) (WorkItem, error) {
 		break
 	}
 	return item, nil
+}
+
+// newWorkItem is the item it before its front matter is read: its ref, and
+// the default risk tier.
+func (rt *Runtime) newWorkItem(it repo.Item) WorkItem {
+	item := WorkItem{ID: it.ID, Dir: it.Dir, RiskTier: 3}
+	switch {
+	case rt.Ref != "":
+		item.Ref = rt.Ref
+	case rt.StateSubpath != "":
+		item.Ref = rt.PRRef
+	default:
+		item.Ref = DeriveRef(it.ID, rt.Settings.OriginRepo)
+	}
+	if item.Ref == "" {
+		item.Ref = it.ID
+	}
+	return item
+}
+
+// NoSpecFolder reports whether err says that a work item has no spec
+// folder: its id is one a folder can have, and there is nothing at its
+// place in the spec root (not a link out of the checkout, nor a file).
+func NoSpecFolder(err error) bool {
+	var ie *repo.ItemError
+	return errors.As(err, &ie) && ie.Dir != "" && errors.Is(ie.Err, fs.ErrNotExist)
+}
+
+// creating describes id for a verb that writes its state, as WorkItem
+// does. An item with no spec folder yet is a new one, as for the
+// original's verbs: it is described as it will be, and create, called
+// once the verb knows it will write, makes its folder (see
+// repo.CreateItem) and describes it afresh. create is nil for an item
+// whose folder is there.
+func (rt *Runtime) creating(id string) (item WorkItem, create func() (WorkItem, error), err error) {
+	item, err = rt.WorkItem(id)
+	if !NoSpecFolder(err) {
+		return item, nil, err
+	}
+	item = rt.newWorkItem(repo.Item{ID: id, Dir: rt.Checkout.ItemDir(id)})
+	return item, func() (WorkItem, error) {
+		if _, err := rt.Checkout.CreateItem(id); err != nil {
+			return item, err
+		}
+		rt.log().Info("created the spec folder of a new work item", "work_item", id, "dir", item.Dir)
+		return rt.WorkItem(id)
+	}, nil
 }
 
 var issueID = lazyregexp.New(`^issue-(\d+)$`)
@@ -442,6 +480,17 @@ func (g *Graph) skipRoute(id string, skips map[string]map[string]any, pass func(
 		}
 		id = target
 	}
+}
+
+// CheckPointer refuses a verb that moves the item id from where its state
+// st says it is, when st's pointer names no node of the loop, before
+// anything is read or written (see machine.unknownCurrent). A nil state,
+// or one that has not entered the loop, passes.
+func (rt *Runtime) CheckPointer(id string, st *State) error {
+	if st == nil || st.CurrentNode == "" || rt.Graph.Has(st.CurrentNode) {
+		return nil
+	}
+	return rt.unknownCurrent(WorkItem{ID: id, Dir: rt.Checkout.ItemDir(id)}, st)
 }
 
 func (rt *Runtime) unknownCurrent(item WorkItem, st *State) error {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -170,6 +171,7 @@ func (rt *Runtime) StatusWith(id string, st *State, recompute bool) (*StatusRepo
 func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) (*StatusReport, error) {
 	item, err := rt.workItem(id, files)
 	if err != nil {
+		// Departure from the original (docs/compatibility.md#check-on-an-item-with-no-spec-folder): a mistyped id in CI must not pass.
 		return nil, err
 	}
 	if st == nil {
@@ -260,7 +262,8 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 	case recompute || rep.CurrentNode == "":
 		rep.CurrentNode = rt.Graph.Start
 	case !rt.Graph.Has(rep.CurrentNode):
-		return nil, rt.unknownCurrent(item, st)
+		// Departure from the original (docs/compatibility.md#a-pointer-that-names-no-node-of-the-loop): the unknown pointer is a finding, so the item is not ok.
+		rep.Nodes = append(rep.Nodes, rt.unknownPointer(item, st))
 	}
 	if recompute {
 		rep.CurrentNode = firstUnmet(rep.Nodes, rep.CurrentNode)
@@ -270,6 +273,20 @@ func (rt *Runtime) StatusIn(files *Files, id string, st *State, recompute bool) 
 	rep.settle()
 	rep.runReportOnly()
 	return rep, nil
+}
+
+// unknownPointer is the report of a state whose pointer names no node of
+// the loop: an older loop's node, or a hand edit's typo. Where the item
+// stands cannot be told, so, as the original does, no node is taken to be
+// ahead of it: the report's last entry is the pointer itself, after every
+// node of the loop, and so every node is reached. The entry is a block
+// at the state file saying so: an item whose place is unknown is not ok,
+// whatever its nodes say.
+func (rt *Runtime) unknownPointer(item WorkItem, st *State) NodeReport {
+	msg := fmt.Sprintf("currentNode %q is not a node of %s: where the item stands cannot be told, so every node is reported as reached; force the item to one of the loop's nodes to go on", st.CurrentNode, rt.Graph.Name)
+	return NodeReport{Node: st.CurrentNode, Status: string(StatusBlock), Messages: []string{msg},
+		Findings: []Finding{{Hook: StateHook, Node: st.CurrentNode, Severity: SeverityError, Text: msg, Path: rt.statePath(item)}},
+		Hooks:    []HookRun{{Hook: StateHook, Boundary: string(Exit), Ran: true, Status: string(StatusBlock)}}}
 }
 
 // firstArtifact is the first artifact of the loop's nodes that is a

@@ -103,9 +103,18 @@ func (m machine) at(st *State) (*Node, error) {
 	return n, nil
 }
 
+// unknownCurrent refuses to move an item whose pointer names no node of
+// the loop: where it stands, and so what its next move is, cannot be told.
+// Only a force, which names where the item goes, moves it.
 func (m machine) unknownCurrent(st *State) error {
 	return &StateError{Path: m.statePath,
-		Msg: fmt.Sprintf("currentNode %q is not a node of %s; its nodes are: %s", st.CurrentNode, m.g.Name, strings.Join(m.g.NodeIDs(), ", "))}
+		Msg: fmt.Sprintf("currentNode %q is not a node of %s; its nodes are: %s. Force the item to one of them to go on", st.CurrentNode, m.g.Name, strings.Join(m.g.NodeIDs(), ", "))}
+}
+
+// lost reports whether st's pointer names no node of the loop (an item
+// that has not entered it has no pointer, and is not lost).
+func (m machine) lost(st *State) bool {
+	return st.CurrentNode != "" && !m.g.Has(st.CurrentNode)
 }
 
 // start enters the loop's start node, routing around declared skips, and
@@ -350,6 +359,10 @@ func (m machine) claim(prev *State, node, actor string, now time.Time) (*Complet
 			Messages: []string{"this work item has not entered the graph; nothing to complete (run `the-loop graph advance` first)"}}, nil, nil
 	}
 	claimed := cmp.Or(node, current)
+	if claimed == current && m.lost(prev) {
+		// Departure from the original (docs/compatibility.md#graph-complete-on-an-unknown-pointer): refused before the claim is written, not after.
+		return nil, nil, m.unknownCurrent(prev)
+	}
 	if claimed != current {
 		if _, err := m.g.Node(claimed); err != nil {
 			return nil, nil, err
@@ -378,12 +391,14 @@ func (m machine) force(prev *State, to, reason, actor string, now time.Time) (fr
 		return "", nil, nil, err
 	}
 	from = cmp.Or(prev.CurrentNode, m.g.Start)
-	fromNode, err := m.g.Node(from)
-	if err != nil {
-		return "", nil, nil, err
-	}
 	warnings = []string{}
-	if !slices.ContainsFunc(m.g.EdgesFrom(from), func(e Edge) bool { return e.To == to }) {
+	fromNode, known := m.g.byID[from]
+	switch {
+	case !known:
+		// Departure from the original (docs/compatibility.md#graph-force-from-an-unknown-pointer): a force is the way out of a pointer no node answers to.
+		fromNode = &Node{ID: from}
+		warnings = append(warnings, fmt.Sprintf("currentNode %q is not a node of %s; the force moves the item from it to %s", from, m.g.Name, to))
+	case !slices.ContainsFunc(m.g.EdgesFrom(from), func(e Edge) bool { return e.To == to }):
 		warnings = append(warnings, fmt.Sprintf("%s -> %s is not a declared edge; you are deliberately outside the model", from, to))
 	}
 	if fromNode.Required || target.Required {
@@ -412,7 +427,13 @@ func (m machine) force(prev *State, to, reason, actor string, now time.Time) (fr
 // name a skippable node or a shipped skip set, and its nodes must lie ahead
 // of the pointer: a skip is a plan, not an amnesty. The state is written
 // only when something was declared; the rejections are events either way.
-func (m machine) declareSkips(prev *State, tokens []string, reason, actor string, now time.Time) (declared []string, rejected []Rejection, tr *transition) {
+// A pointer that names no node of the loop is a *StateError: which nodes
+// lie ahead of it cannot be told.
+func (m machine) declareSkips(prev *State, tokens []string, reason, actor string, now time.Time) (declared []string, rejected []Rejection, tr *transition, err error) {
+	if m.lost(prev) {
+		// Departure from the original (docs/compatibility.md#graph-skip-on-an-unknown-pointer): nothing is ahead of a pointer check reports every node as reached from.
+		return nil, nil, nil, m.unknownCurrent(prev)
+	}
 	tr = m.begin(prev)
 	st := tr.state
 	declared, rejected = []string{}, []Rejection{}
@@ -438,8 +459,8 @@ func (m machine) declareSkips(prev *State, tokens []string, reason, actor string
 		tr.emit("graph.skips_rejected", "warning", map[string]any{"work_item": m.ref, "token": r.Token, "via": "cli", "why": r.Why})
 	}
 	if len(declared) == 0 {
-		return declared, rejected, tr
+		return declared, rejected, tr, nil
 	}
 	tr.emit("graph.skips_declared", "info", map[string]any{"work_item": m.ref, "via": "cli", "actor": actor, "reason": reason, "nodes": declared})
-	return declared, rejected, m.written(tr)
+	return declared, rejected, m.written(tr), nil
 }

@@ -406,14 +406,14 @@ func TestAForceTransitionMovesThePointerAndRecordsWhy(t *testing.T) {
 
 func TestASkipTransitionDeclaresOnlyWhatLiesAhead(t *testing.T) {
 	m := testMachine(t)
-	declared, rejected, tr := m.declareSkips(itemAt("critic", 1), []string{"review", "plan", "bogus"}, "small", "bob", moment)
+	declared, rejected, tr, _ := m.declareSkips(itemAt("critic", 1), []string{"review", "plan", "bogus"}, "small", "bob", moment)
 	if !slices.Equal(declared, []string{"review"}) || len(rejected) != 2 || rejected[0].Token != "bogus" || rejected[1].Token != "plan" {
 		t.Errorf("declared %q rejected %+v", declared, rejected)
 	}
 	if !tr.effects.write || !slices.Equal(eventNames(tr.effects.events), []string{"graph.skips_rejected", "graph.skips_rejected", "graph.skips_declared"}) {
 		t.Errorf("effects %+v", tr.effects)
 	}
-	_, _, tr = m.declareSkips(itemAt("critic", 1), []string{"plan"}, "small", "bob", moment)
+	_, _, tr, _ = m.declareSkips(itemAt("critic", 1), []string{"plan"}, "small", "bob", moment)
 	if tr.effects.write || tr.state.Loop != "" {
 		t.Errorf("a declaration that declared nothing writes %v (loop %q); want no write", tr.effects.write, tr.state.Loop)
 	}

@@ -124,6 +124,22 @@ func (rt *Runtime) locked(id string, fn func(tx *txn) error) error {
 	return rt.lockedItem(item, fn)
 }
 
+// lockedCreating is locked for a verb that writes the state whatever it
+// decides (advance, force): an item with no spec folder is a new one, whose
+// folder is created first, as the original's verbs do.
+func (rt *Runtime) lockedCreating(id string, fn func(tx *txn) error) error {
+	item, create, err := rt.creating(id)
+	if err != nil {
+		return err
+	}
+	if create != nil {
+		if item, err = create(); err != nil {
+			return err
+		}
+	}
+	return rt.lockedItem(item, fn)
+}
+
 // lockedItem is locked for a caller that already described the item.
 func (rt *Runtime) lockedItem(item WorkItem, fn func(tx *txn) error) error {
 	return rt.withLock(item, func() error {

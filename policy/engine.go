@@ -896,9 +896,13 @@ var arenas = sync.Pool{New: func() any { return graph.NewArena() }}
 // checked before anything is written: the item, its state, and the verb's
 // own arguments (check, given the runtime), so that a verb that will fail
 // adopts nothing.
-func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) error) (*graph.Runtime, error) {
-	_, recorded, _, err := e.itemState(item, sel)
-	if err != nil {
+//
+// An item with no spec folder is a new one, on the default loop: the verb
+// creates its folder if it writes (see graph.Runtime.Advance), as the
+// original's verbs do, and the engine notes that it did.
+func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime, *graph.State) error) (*graph.Runtime, error) {
+	st, recorded, _, err := e.itemState(item, sel)
+	if err != nil && !graph.NoSpecFolder(err) {
 		return nil, err
 	}
 	rt, err := e.runtime(recorded, sel, true)
@@ -906,7 +910,7 @@ func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) er
 		return nil, err
 	}
 	if check != nil {
-		if err := check(rt); err != nil {
+		if err := check(rt, st); err != nil {
 			return nil, err
 		}
 	}
@@ -917,24 +921,45 @@ func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime) er
 	return e.runtime(recorded, sel, true)
 }
 
+// isNew reports whether item has no spec folder yet.
+func (e *Engine) isNew(item string) bool {
+	_, err := e.Checkout.Item(item)
+	return graph.NoSpecFolder(err)
+}
+
+// noteCreated notes that a verb created the spec folder of item, which
+// was new before it.
+func (e *Engine) noteCreated(item string, wasNew bool) {
+	if wasNew && e.Checkout.IsDir(e.Checkout.ItemDir(item)) {
+		e.note(fmt.Sprintf("created %s: %s is a new work item", e.Checkout.ItemDir(item), item))
+	}
+}
+
 // Advance evaluates item's current node and acts on it. An item that has
 // not entered the loop is evaluated at its start node without entering it,
 // as the reference tool's CLI does: entering (and the start node's entry
 // chain) is the ingress's job.
 func (e *Engine) Advance(item string, sel Selector, ev *graph.Event) (*graph.Step, error) {
-	rt, err := e.moving(item, sel, nil)
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error { return rt.CheckPointer(item, st) })
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Advance(item, ev)
 }
 
 // Complete is a completion claim for item's current (or named) node.
 func (e *Engine) Complete(item, node, actor string, sel Selector, ev *graph.Event) (*graph.Completion, error) {
-	rt, err := e.moving(item, sel, func(rt *graph.Runtime) error { return rt.CheckComplete(node) })
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error {
+		if err := rt.CheckComplete(node); err != nil || node != "" {
+			return err
+		}
+		return rt.CheckPointer(item, st)
+	})
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Complete(item, node, actor, ev)
 }
 
@@ -945,28 +970,36 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 	if dryRun {
 		rt, err = e.runtime(e.recordedLoop(item, sel), sel, false)
 	} else {
-		rt, err = e.moving(item, sel, nil)
+		rt, err = e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error { return rt.CheckPointer(item, st) })
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Run(item, maxNodes, dryRun, ev)
 }
 
 // Skip declares skips for item.
 func (e *Engine) Skip(item string, tokens []string, reason, actor string, sel Selector) (*graph.SkipDeclaration, error) {
-	rt, err := e.moving(item, sel, func(*graph.Runtime) error { return graph.CheckSkips(tokens, reason) })
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, st *graph.State) error {
+		if err := graph.CheckSkips(tokens, reason); err != nil {
+			return err
+		}
+		return rt.CheckPointer(item, st)
+	})
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.DeclareSkips(item, tokens, reason, actor)
 }
 
 // Force moves item's pointer to node.
 func (e *Engine) Force(item, to, reason, actor string, sel Selector) (*graph.Forcing, error) {
-	rt, err := e.moving(item, sel, func(rt *graph.Runtime) error { return rt.CheckForce(to, reason) })
+	rt, err := e.moving(item, sel, func(rt *graph.Runtime, _ *graph.State) error { return rt.CheckForce(to, reason) })
 	if err != nil {
 		return nil, err
 	}
+	defer e.noteCreated(item, e.isNew(item))
 	return rt.Force(item, to, reason, actor)
 }

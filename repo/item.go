@@ -83,6 +83,26 @@ func (c *Checkout) Item(id string) (Item, error) {
 	return it, nil
 }
 
+// CreateItem makes the folder of the new work item id in the spec root,
+// and the spec root itself when it is missing, inside the checkout: an id
+// Item refuses is refused here too, and a spec root or folder that would
+// lead outside the checkout is never created through. A folder already
+// there (made by a writer racing this one) is taken as it is, if Item
+// accepts it.
+func (c *Checkout) CreateItem(id string) (Item, error) {
+	if !ValidID(id) {
+		return Item{}, &ItemError{ID: id}
+	}
+	it := Item{ID: id, Dir: c.ItemDir(id)}
+	if err := c.MkdirAll(c.specRel); err != nil {
+		return it, &ItemError{ID: id, Dir: it.Dir, Err: Cause(err)}
+	}
+	if err := c.Mkdir(it.Dir); err != nil && !errors.Is(err, fs.ErrExist) {
+		return it, &ItemError{ID: id, Dir: it.Dir, Err: Cause(err)}
+	}
+	return c.Item(id)
+}
+
 // Items lists the work items: the spec root's subdirectories, sorted,
 // links to directories inside the checkout included (Item accepts them
 // too). A missing spec root is an error wrapping fs.ErrNotExist.

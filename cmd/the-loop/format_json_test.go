@@ -45,11 +45,13 @@ func TestEveryVerbAnswersAnErrorAsJSONUnderFormatJSON(t *testing.T) {
 		{"check", "nope", "--format", "json"},
 		{"check", "--all", "--format=json", "--base", "-x"},
 		{"graph", "status", "nope", "--format", "json"},
-		{"graph", "advance", "nope", "--format", "json"},
-		{"graph", "run", "nope", "--format", "json"},
-		{"graph", "complete", "nope", "--format", "json"},
-		{"graph", "skip", "nope", "x", "--reason", "r", "--format", "json"},
-		{"graph", "force", "nope", "--to", "design", "--reason", "r", "--format", "json"},
+		// An id with no folder is a new item to a verb that moves one, so
+		// these name one no folder can have: the demo stays as it is.
+		{"graph", "advance", "../nope", "--format", "json"},
+		{"graph", "run", "../nope", "--format", "json"},
+		{"graph", "complete", "../nope", "--format", "json"},
+		{"graph", "skip", "../nope", "x", "--reason", "r", "--format", "json"},
+		{"graph", "force", "../nope", "--to", "design", "--reason", "r", "--format", "json"},
 		{"graph", "show", "--loop", "nope", "--format", "json"},
 		{"config", "validate", "--format", "json", "--config", "/nonexistent/cli.yaml"},
 		{"init", "--github", "not a slug", "--dry-run", "--format", "json"},

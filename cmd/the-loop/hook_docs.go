@@ -30,8 +30,8 @@ var repositoryHookAbout = builtins.About{
 
 var graphStateAbout = builtins.About{
 	Summary: "The work item's graph state (graph-state.json).",
-	Checks:  "The state declares something the loop refuses, such as a skip on a node that is not skippable. The declaration has no effect.",
-	Fix:     "Remove the declaration from graph-state.json, or skip only nodes the loop lets be skipped.",
+	Checks:  "The state declares something the loop refuses, such as a skip on a node that is not skippable: the declaration has no effect. Or its pointer, currentNode, names no node of the loop (one an older loop had, or a typo): where the item stands cannot be told, so every node is reported as reached and the item is not met.",
+	Fix:     "Remove the declaration from graph-state.json, or skip only nodes the loop lets be skipped. Move an item whose pointer names no node to one of the loop's nodes with `the-loop graph force ITEM --to NODE --reason WHY`.",
 }
 
 // hookAbout is what hook checks and how to fix it, and its heading in
