@@ -255,6 +255,12 @@ func (rt *Runtime) Run(id string, maxNodes int, dryRun bool, event *Event) (*Run
 func (rt *Runtime) dryRun(id string, maxNodes int, rep *RunReport, event *Event) (*scratch, error) {
 	files := NewFiles(rt.Checkout)
 	item, st, err := rt.load(id, files)
+	if NoSpecFolder(err) {
+		// A run creates a new item's folder and starts it afresh; its
+		// preview walks the item as the run will find it, and writes nothing.
+		item, _, err = rt.creating(id)
+		st = NewState(id)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -975,6 +975,12 @@ func (e *Engine) Run(item string, maxNodes int, dryRun bool, sel Selector, ev *g
 	if err != nil {
 		return nil, err
 	}
+	if dryRun {
+		if e.isNew(item) {
+			e.note(fmt.Sprintf("%s does not exist yet: %s is a new work item, and a run would create it", e.Checkout.ItemDir(item), item))
+		}
+		return rt.Run(item, maxNodes, dryRun, ev)
+	}
 	defer e.noteCreated(item, e.isNew(item))
 	return rt.Run(item, maxNodes, dryRun, ev)
 }
