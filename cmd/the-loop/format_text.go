@@ -94,6 +94,7 @@ func hasWarnings(n graph.NodeReport) bool {
 // writeNode is a node's status line and its findings, each with its place:
 // the findings of a met node are only warnings, and say so.
 func writeNode(b *bytes.Buffer, n graph.NodeReport) {
+	// Departure from the original (docs/compatibility.md#check-lists-every-unmet-node-it-reached-with-its-findings): graph status's marks, every finding with its place, in ASCII.
 	flag := ""
 	if n.Forced {
 		flag = " (forced)"

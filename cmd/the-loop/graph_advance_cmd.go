@@ -42,6 +42,7 @@ func (c *GraphAdvanceCmd) Run(g *Globals, out *Output) error {
 }
 
 func writeStep(w io.Writer, item string, s *graph.Step) error {
+	// Departure from the original (docs/compatibility.md#the-text-is-plain-ascii): "->" and "-" where it draws "→" and "·".
 	line := fmt.Sprintf("%s: %s -> %s", visible(item), s.Node, s.Status)
 	var notes []string
 	if s.Outcome != "" && s.Outcome != s.Status {
