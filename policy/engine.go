@@ -902,7 +902,12 @@ var arenas = sync.Pool{New: func() any { return graph.NewArena() }}
 // original's verbs do, and the engine notes that it did.
 func (e *Engine) moving(item string, sel Selector, check func(*graph.Runtime, *graph.State) error) (*graph.Runtime, error) {
 	st, recorded, _, err := e.itemState(item, sel)
-	if err != nil && !graph.NoSpecFolder(err) {
+	if graph.NoSpecFolder(err) {
+		// A new item: the verb will make its folder, and refuses here, before
+		// adopting, when it could not.
+		err = e.Checkout.Creatable(item)
+	}
+	if err != nil {
 		return nil, err
 	}
 	rt, err := e.runtime(recorded, sel, true)

@@ -90,8 +90,8 @@ func (c *Checkout) Item(id string) (Item, error) {
 // there (made by a writer racing this one) is taken as it is, if Item
 // accepts it.
 func (c *Checkout) CreateItem(id string) (Item, error) {
-	if !ValidID(id) {
-		return Item{}, &ItemError{ID: id}
+	if err := c.Creatable(id); err != nil {
+		return Item{ID: id, Dir: c.ItemDir(id)}, err
 	}
 	it := Item{ID: id, Dir: c.ItemDir(id)}
 	if err := c.MkdirAll(c.specRel); err != nil {
@@ -101,6 +101,49 @@ func (c *Checkout) CreateItem(id string) (Item, error) {
 		return it, &ItemError{ID: id, Dir: it.Dir, Err: Cause(err)}
 	}
 	return c.Item(id)
+}
+
+// Creatable reports whether CreateItem(id) can make the folder without
+// writing anything first, so that a verb can refuse before it writes
+// anything else: the id is a folder's name, nothing is at the folder's
+// place but a directory (not a file, not a link to nothing), and each part
+// of the spec root that is there is a directory inside the checkout.
+func (c *Checkout) Creatable(id string) error {
+	if !ValidID(id) {
+		return &ItemError{ID: id}
+	}
+	dir := c.ItemDir(id)
+	fail := func(err error) error { return &ItemError{ID: id, Dir: dir, Err: err} }
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		p := path.Join(parts[:i+1]...)
+		if p == "." {
+			continue
+		}
+		if _, err := c.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil // nothing below it can be there either
+		} else if err != nil {
+			return fail(Cause(err))
+		}
+		fi, err := c.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fail(fmt.Errorf("%sa link to nothing", what(p, dir)))
+		case err != nil:
+			return fail(Cause(err))
+		case !fi.IsDir():
+			return fail(fmt.Errorf("%snot a directory", what(p, dir)))
+		}
+	}
+	return nil
+}
+
+// what names p in an error about dir: nothing when it is dir itself.
+func what(p, dir string) string {
+	if p == dir {
+		return ""
+	}
+	return p + " is "
 }
 
 // Items lists the work items: the spec root's subdirectories, sorted,

@@ -37,6 +37,18 @@ func TestCreateItemMakesANewItemsFolderAndNothingOutsideTheCheckout(t *testing.T
 			mustMkdir(t, filepath.Join(root, "docs"))
 			os.WriteFile(filepath.Join(root, "docs/specs"), nil, 0o644)
 		}, "issue-99", errAny},
+		{"a link to nothing where the folder would be", func(t *testing.T, root, _ string) {
+			mustMkdir(t, filepath.Join(root, "docs/specs"))
+			mustLink(t, "missing", filepath.Join(root, "docs/specs/issue-99"))
+		}, "issue-99", errAny},
+		{"a spec root that is a link to nothing inside", func(t *testing.T, root, _ string) {
+			mustMkdir(t, filepath.Join(root, "docs"))
+			mustLink(t, "nowhere", filepath.Join(root, "docs/specs"))
+		}, "issue-99", errAny},
+		{"a file where the folder would be", func(t *testing.T, root, _ string) {
+			mustMkdir(t, filepath.Join(root, "docs/specs"))
+			os.WriteFile(filepath.Join(root, "docs/specs/issue-99"), nil, 0o644)
+		}, "issue-99", errAny},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root, outside := t.TempDir(), t.TempDir()
@@ -54,7 +66,12 @@ func TestCreateItemMakesANewItemsFolderAndNothingOutsideTheCheckout(t *testing.T
 			if c.setup != nil {
 				c.setup(t, root, outside)
 			}
+			// Creatable is CreateItem's answer, before anything is made.
+			creatable := co.Creatable(c.id)
 			it, err := co.CreateItem(c.id)
+			if (creatable == nil) != (err == nil) {
+				t.Errorf("Creatable said %v, CreateItem %v", creatable, err)
+			}
 			var ie *ItemError
 			switch {
 			case c.wantErr == nil:
