@@ -53,6 +53,11 @@ func (mcpCall) Run(ctx *graph.Context) (graph.Result, error) {
 		return graph.Skip(name, "no MCP tool named"), nil
 	}
 	if ctx.ReadOnly {
+		// The preview is the verb: an integration known not to delegate
+		// makes the run block, so check says so too.
+		if p, ok := integrationOf(ctx).(graph.Performer); ok && !p.Performs(opMCPCall) {
+			return cannotDelegate(name, integrationOf(ctx).Name()), nil
+		}
 		return graph.Skip(name, readOnlyReason), nil
 	}
 	harness := obParamString(ctx.Params, "harness")
@@ -92,4 +97,12 @@ func (mcpCall) Run(ctx *graph.Context) (graph.Result, error) {
 		result = fmt.Sprint(res["result"])
 	}
 	return graph.Pass(name, map[string]any{"tool": tool, "result": result}), nil
+}
+
+// cannotDelegate is what a read-only evaluation predicts for an mcp-call
+// that the integration named does not perform: the run's block.
+func cannotDelegate(name, integration string) graph.Result {
+	r := graph.Block(name, graph.Errorf("cannot delegate an MCP call: the %s integration does not perform %s", integration, opMCPCall))
+	r.Retriable = false
+	return r
 }

@@ -47,11 +47,7 @@ const readOnlyReason = "read-only evaluation"
 // callOut performs op through the context's integration. A context with no
 // integration behaves as the none integration.
 func callOut(ctx *graph.Context, op string, params map[string]any) (map[string]any, error) {
-	in := ctx.Integration
-	if in == nil {
-		in = graph.NoIntegration{}
-	}
-	res, err := in.Call(op, params)
+	res, err := integrationOf(ctx).Call(op, params)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +55,14 @@ func callOut(ctx *graph.Context, op string, params map[string]any) (map[string]a
 		res = map[string]any{}
 	}
 	return res, nil
+}
+
+// integrationOf is ctx's integration, the none integration when it has none.
+func integrationOf(ctx *graph.Context) graph.Integration {
+	if ctx.Integration == nil {
+		return graph.NoIntegration{}
+	}
+	return ctx.Integration
 }
 
 // noChannel reports whether err says that nothing is wired to carry an

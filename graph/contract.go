@@ -391,6 +391,13 @@ type Integration interface {
 	Call(op string, params map[string]any) (map[string]any, error)
 }
 
+// Performer is an Integration that can say, without calling out, whether
+// it performs op at all: what lets a read-only evaluation predict a hook
+// whose answer depends only on that.
+type Performer interface {
+	Performs(op string) bool
+}
+
 // ErrIntegrationUnavailable is returned by an integration that cannot perform
 // calls at all (the none integration, or a missing credential). Outbound hooks
 // degrade on it rather than blocking.
@@ -400,6 +407,9 @@ var ErrIntegrationUnavailable = errors.New("no integration configured")
 type NoIntegration struct{}
 
 func (NoIntegration) Name() string { return "none" }
+
+// Performs reports false: the none integration performs nothing.
+func (NoIntegration) Performs(string) bool { return false }
 
 func (NoIntegration) Call(string, map[string]any) (map[string]any, error) {
 	return nil, errNone

@@ -496,6 +496,13 @@ func Transient(err error) bool {
 // submitted_at are RFC 3339; a review's state is GitHub's, upper case. Any
 // other op is an error wrapping errors.ErrUnsupported. Each call is bounded
 // by Options.CallTimeout.
+// Performs reports whether Call takes op: those Operations lists.
+func (in *Integration) Performs(op string) bool {
+	return slices.Contains(Operations, op) || op == opGetLabels
+}
+
+var _ graph.Performer = (*Integration)(nil)
+
 func (in *Integration) Call(op string, params map[string]any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), in.callTimeout)
 	defer cancel()
@@ -503,7 +510,7 @@ func (in *Integration) Call(op string, params map[string]any) (map[string]any, e
 	fail := func(msg string) (map[string]any, error) {
 		return nil, &Error{Op: op, Ref: refText, Msg: msg}
 	}
-	if !slices.Contains(Operations, op) && op != opGetLabels {
+	if !in.Performs(op) {
 		return nil, fmt.Errorf("github %s: %w: the GitHub integration performs %s", op, errors.ErrUnsupported, strings.Join(Operations, ", "))
 	}
 	ref, err := ParseRef(refText)
