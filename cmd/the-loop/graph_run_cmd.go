@@ -20,6 +20,7 @@ type GraphRunCmd struct {
 }
 
 func (c *GraphRunCmd) Run(g *Globals, out *Output) error {
+	// Departure from the original (docs/compatibility.md#graph-run---max-nodes-below-1-is-exit-2): no silent bound of one.
 	if c.MaxNodes < 1 {
 		return fmt.Errorf("--max-nodes: got %d, want at least 1", c.MaxNodes)
 	}
