@@ -151,26 +151,19 @@ func (rt *Runtime) Force(id, to, reason, actor string) (*Forcing, error) {
 		return nil, fmt.Errorf("force: %w", err)
 	}
 	reason = strings.TrimSpace(reason)
-	item, create, err := rt.creating(id)
-	if err != nil {
-		return nil, err
-	}
-	if create != nil {
-		// A new item: the force enters it into the loop at to.
-		if item, err = create(); err != nil {
-			return nil, err
-		}
-	}
 	if actor == "" {
 		actor = "(shell)"
 	}
-	res := &Forcing{WorkItem: item.Ref, ToNode: to, Reason: reason, Warnings: []string{}}
-	err = rt.lockedItem(item, func(tx *txn) error {
+	res := &Forcing{ToNode: to, Reason: reason, Warnings: []string{}}
+	var item WorkItem
+	// A new item: the force enters it into the loop at to.
+	err := rt.lockedCreating(id, func(tx *txn) error {
+		item = tx.item
 		from, warnings, tr, err := rt.machine(item).force(tx.st, to, reason, actor, rt.now())
 		if err != nil {
 			return err
 		}
-		res.FromNode, res.Warnings = from, warnings
+		res.WorkItem, res.FromNode, res.Warnings = item.Ref, from, warnings
 		_, err = tx.apply(tr)
 		return err
 	})

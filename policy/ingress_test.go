@@ -69,7 +69,7 @@ func TestAdoptAsNamesTheWorkItemsRepository(t *testing.T) {
 	if !e.Harness.Initialized() || e.Harness.OriginRepo() != "acme/shop" {
 		t.Error("the adopting engine does not read the config it wrote")
 	}
-	if !strings.Contains(strings.Join(rec.events, " "), "harness.config_scaffolded") {
+	if !strings.Contains(strings.Join(rec.names(), " "), "harness.config_scaffolded") {
 		t.Errorf("events: %v", rec.events)
 	}
 	before, _ := os.ReadFile(configAt(root))

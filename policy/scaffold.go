@@ -91,7 +91,7 @@ func scaffold(co *repo.Checkout, builtin func() []byte, owner, repo string, dryR
 	case rel != "":
 		return ScaffoldPresent, nil
 	}
-	def, err := builtinDefault(builtin)
+	def, err := checkedDefault(builtin)
 	if err != nil {
 		return ScaffoldFailed, err
 	}
@@ -108,12 +108,12 @@ func scaffold(co *repo.Checkout, builtin func() []byte, owner, repo string, dryR
 	return ScaffoldWritten, nil
 }
 
-// builtinDefault is the built-in default builtin returns, refused unless
+// checkedDefault is the built-in default builtin returns, refused unless
 // it is a harness config that loads: a file written from a default nobody
 // could read would fail every later run that reads it, where writing
 // nothing leaves the per-key defaults to carry them. It is compiled into
 // the program, so this fails only for a broken build.
-func builtinDefault(builtin func() []byte) ([]byte, error) {
+func checkedDefault(builtin func() []byte) ([]byte, error) {
 	// Departure from the original (docs/compatibility.md#the-built-in-default-is-checked-before-it-is-written): a default that does not load is not written.
 	def := builtin()
 	if len(bytes.TrimSpace(def)) == 0 {

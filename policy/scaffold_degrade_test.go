@@ -15,28 +15,6 @@ import (
 // Seed 002's error table, row by row: every way adoption can fail writes
 // nothing and costs the run nothing but a warning.
 
-// levelRecorder collects events with their levels and fields.
-type levelRecorder struct{ events []recorded }
-
-type recorded struct {
-	event, level string
-	fields       map[string]any
-}
-
-func (r *levelRecorder) Emit(event, level string, fields map[string]any) error {
-	r.events = append(r.events, recorded{event, level, fields})
-	return nil
-}
-
-func (r *levelRecorder) find(event string) (recorded, bool) {
-	for _, e := range r.events {
-		if e.event == event {
-			return e, true
-		}
-	}
-	return recorded{}, false
-}
-
 // brokenDefaults are built-in defaults nobody could read (row 1): the
 // packaged file missing or unreadable, as a broken build would embed it.
 var brokenDefaults = map[string]func() []byte{
@@ -68,7 +46,7 @@ func TestScaffoldWritesNothingFromABuiltinDefaultThatDoesNotLoad(t *testing.T) {
 }
 
 func TestTheShippedBuiltinDefaultLoads(t *testing.T) {
-	if _, err := builtinDefault(graphs.DefaultHarnessConfig); err != nil {
+	if _, err := checkedDefault(graphs.DefaultHarnessConfig); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -145,7 +123,7 @@ func TestAMovingVerbThatCannotAdoptRunsOnTheDefaultsAndSaysWhy(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := newItemRepo(t, "")
 			c.setup(t, root)
-			rec := &levelRecorder{}
+			rec := &recorder{}
 			e, err := Open(Options{Repo: root, Events: rec, Moves: true})
 			if err != nil {
 				t.Fatalf("open: %v", err)
@@ -187,7 +165,7 @@ func TestAMovingVerbThatCannotAdoptRunsOnTheDefaultsAndSaysWhy(t *testing.T) {
 func TestAReadingVerbRefusesATheLoopThatLeadsOutOfTheCheckout(t *testing.T) {
 	root := newItemRepo(t, "")
 	must(t, os.Symlink(t.TempDir(), filepath.Join(root, ConfigDir)))
-	_, err := Open(Options{Repo: root, Events: &levelRecorder{}})
+	_, err := Open(Options{Repo: root, Events: &recorder{}})
 	var ce *graph.ConfigError
 	if !errors.As(err, &ce) || ce.File != ConfigDir {
 		t.Fatalf("got %v, want a *graph.ConfigError naming %s", err, ConfigDir)
@@ -197,7 +175,7 @@ func TestAReadingVerbRefusesATheLoopThatLeadsOutOfTheCheckout(t *testing.T) {
 func TestAContributionBehindALinkOutRunsOnTheDefaultsWithoutAdopting(t *testing.T) {
 	root := newItemRepo(t, graph.ContributionLoop)
 	must(t, os.Symlink(t.TempDir(), filepath.Join(root, ConfigDir)))
-	rec := &levelRecorder{}
+	rec := &recorder{}
 	e, err := Open(Options{Repo: root, Events: rec, Moves: true})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +196,7 @@ func TestAMovingVerbWithABrokenBuiltinDefaultRunsOnThePerKeyDefaults(t *testing.
 	for name, builtin := range cases {
 		t.Run(name, func(t *testing.T) {
 			root := newItemRepo(t, "")
-			rec := &levelRecorder{}
+			rec := &recorder{}
 			e, err := Open(Options{Repo: root, Events: rec, Moves: true})
 			if err != nil {
 				t.Fatal(err)
@@ -248,7 +226,7 @@ func TestAPresentConfigIsNeitherAdoptedNorAFailure(t *testing.T) {
 	must(t, os.Mkdir(filepath.Join(root, ConfigDir), 0o755))
 	mine := []byte("workflow:\n  specDir: docs/specs\n")
 	must(t, os.WriteFile(filepath.Join(root, ConfigDir, LegacyHarnessConfigFile), mine, 0o644))
-	rec := &levelRecorder{}
+	rec := &recorder{}
 	e, err := Open(Options{Repo: root, Events: rec, NoAdopt: true, Moves: true})
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +248,7 @@ func TestAdoptAsThatCannotWriteWorksTheCheckoutAsItIs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := newItemRepo(t, "")
 			c.setup(t, root)
-			rec := &levelRecorder{}
+			rec := &recorder{}
 			// As the ingress opens a proved checkout.
 			e, err := Open(Options{Repo: root, Events: rec, NoAdopt: true, Moves: true})
 			if err != nil {
@@ -298,7 +276,7 @@ func TestAdoptAsThatCannotWriteWorksTheCheckoutAsItIs(t *testing.T) {
 
 func TestAdoptAsWithAForgedNameWritesAnEmptyTicketingBlock(t *testing.T) {
 	root := newItemRepo(t, "")
-	rec := &levelRecorder{}
+	rec := &recorder{}
 	e, err := Open(Options{Repo: root, Events: rec, NoAdopt: true, Moves: true})
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +296,7 @@ func TestAdoptAsWithAForgedNameWritesAnEmptyTicketingBlock(t *testing.T) {
 func TestInitFailsWhenItCannotWrite(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, ConfigDir), []byte("not a directory"), 0o644))
-	e, err := Open(Options{Repo: root, Events: &levelRecorder{}})
+	e, err := Open(Options{Repo: root, Events: &recorder{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +304,7 @@ func TestInitFailsWhenItCannotWrite(t *testing.T) {
 		t.Errorf("got %v, want init to fail naming .the-loop", err)
 	}
 	root = t.TempDir()
-	e, err = Open(Options{Repo: root, Events: &levelRecorder{}, OrWorkDir: true})
+	e, err = Open(Options{Repo: root, Events: &recorder{}, OrWorkDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}

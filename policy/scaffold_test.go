@@ -147,12 +147,35 @@ func TestScaffoldOnAnUnwritableDirectoryReturnsNothing(t *testing.T) {
 	}
 }
 
-// recorder collects events.
-type recorder struct{ events []string }
+// recorder collects events with their levels and fields.
+type recorder struct{ events []recorded }
+
+type recorded struct {
+	event, level string
+	fields       map[string]any
+}
 
 func (r *recorder) Emit(event, level string, fields map[string]any) error {
-	r.events = append(r.events, event)
+	r.events = append(r.events, recorded{event, level, fields})
 	return nil
+}
+
+// names are the events' types, in order.
+func (r *recorder) names() []string {
+	out := make([]string, len(r.events))
+	for i, e := range r.events {
+		out[i] = e.event
+	}
+	return out
+}
+
+func (r *recorder) find(event string) (recorded, bool) {
+	for _, e := range r.events {
+		if e.event == event {
+			return e, true
+		}
+	}
+	return recorded{}, false
 }
 
 func newItemRepo(t *testing.T, loop string) string {
@@ -182,7 +205,7 @@ func TestAMutatingVerbAdoptsAndReadsTheRepositoryAsAdopted(t *testing.T) {
 	if !rt.Settings.RepoInitialized || !e.Harness.Initialized() {
 		t.Error("the adopting run does not read the repository as adopted")
 	}
-	if !strings.Contains(strings.Join(rec.events, " "), "harness.config_scaffolded") {
+	if !strings.Contains(strings.Join(rec.names(), " "), "harness.config_scaffolded") {
 		t.Errorf("events: %v", rec.events)
 	}
 	if notes := e.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "adopted this repository") {
@@ -217,7 +240,7 @@ func TestAContributionNeverAdoptsItsHostRepository(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ConfigDir)); err == nil {
 		t.Error("a contribution adopted its host repository")
 	}
-	if strings.Contains(strings.Join(rec.events, " "), "harness.config_scaffolded") {
+	if strings.Contains(strings.Join(rec.names(), " "), "harness.config_scaffolded") {
 		t.Error("scaffold event for a contribution")
 	}
 }
