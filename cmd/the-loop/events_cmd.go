@@ -111,7 +111,9 @@ func (c *EventsCmd) Run(g *Globals, out *Output) error {
 		skipped, err = eventlog.Follow(ctx, path, f, 0, print)
 	} else {
 		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
-			fmt.Fprintf(out.Stderr, "the-loop: no event log at %s yet\n", path)
+			if rotated, _ := eventlog.Rotated(path); len(rotated) == 0 {
+				fmt.Fprintf(out.Stderr, "the-loop: no event log at %s yet\n", path)
+			}
 		}
 		skipped, err = eventlog.Query(path, f, print)
 	}
