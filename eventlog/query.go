@@ -30,6 +30,13 @@ type Filter struct {
 	// Level, when not "", keeps a record of that level or a more severe
 	// one: warning keeps warning and error.
 	Level string
+	// Sources, when not empty, keeps a record written by one of them: the
+	// envelope's source, such as cli or serve.
+	Sources []string
+	// DeliveryIDs, when not empty, keeps a record about one of these
+	// deliveries (its delivery_id, GitHub's X-GitHub-Delivery), to follow
+	// one webhook from its arrival to its outcome.
+	DeliveryIDs []string
 }
 
 // Validate reports a filter that can select nothing by mistake: an
@@ -70,11 +77,13 @@ func MatchEvent(pattern, event string) bool {
 
 // head is what a filter reads of a record.
 type head struct {
-	TS        string `json:"ts"`
-	Event     string `json:"event"`
-	Level     string `json:"level"`
-	WorkItem  any    `json:"work_item"`
-	WorkItems any    `json:"work_items"`
+	TS         string `json:"ts"`
+	Source     any    `json:"source"`
+	Event      string `json:"event"`
+	DeliveryID any    `json:"delivery_id"`
+	Level      string `json:"level"`
+	WorkItem   any    `json:"work_item"`
+	WorkItems  any    `json:"work_items"`
 }
 
 // Match reports whether the record, one JSON object as Read hands it
@@ -97,6 +106,12 @@ func (f Filter) Match(record []byte) bool {
 	if len(f.WorkItems) > 0 && !h.names(f.WorkItems) {
 		return false
 	}
+	if len(f.Sources) > 0 && !oneOf(h.Source, f.Sources) {
+		return false
+	}
+	if len(f.DeliveryIDs) > 0 && !oneOf(h.DeliveryID, f.DeliveryIDs) {
+		return false
+	}
 	if !f.Since.IsZero() || !f.Until.IsZero() {
 		ts, err := time.Parse(time.RFC3339Nano, h.TS)
 		if err != nil {
@@ -110,6 +125,12 @@ func (f Filter) Match(record []byte) bool {
 		}
 	}
 	return true
+}
+
+// oneOf reports whether v is a text among values.
+func oneOf(v any, values []string) bool {
+	s, ok := v.(string)
+	return ok && slices.Contains(values, s)
 }
 
 // names reports whether the record is about one of refs.

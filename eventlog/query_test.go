@@ -25,7 +25,7 @@ func TestAFilterSelectsByEveryField(t *testing.T) {
 		return tm
 	}
 	parked := rec("2026-07-22T10:00:00.000Z", "graph.parked", "info", `,"node":"design","work_item":"github:o/r#1"`)
-	routed := rec("2026-07-22T11:00:00.500Z", "routing.routed", "info", `,"work_items":["github:o/r#2","github:o/r#3"]`)
+	routed := strings.Replace(rec("2026-07-22T11:00:00.500Z", "routing.routed", "info", `,"delivery_id":"d-1","work_items":["github:o/r#2","github:o/r#3"]`), `"cli"`, `"serve"`, 1)
 	forced := rec("2026-07-22T12:00:00.000Z", "graph.forced", "warning", `,"work_item":"github:o/r#2"`)
 	failed := rec("2026-07-22T13:00:00.000Z", "graph.link_failed", "error", `,"work_item":"github:o/r#1"`)
 	odd := `{"ts":"yesterday","event":7,"level":"loud","work_item":["github:o/r#1"]}`
@@ -51,6 +51,8 @@ func TestAFilterSelectsByEveryField(t *testing.T) {
 		{"until is exclusive", Filter{Until: at("2026-07-22T12:00:00Z")}, []string{parked, routed}},
 		{"a window", Filter{Since: at("2026-07-22T10:30:00Z"), Until: at("2026-07-22T12:30:00Z")}, []string{routed, forced}},
 		{"since honours an offset", Filter{Since: at("2026-07-22T14:30:00+02:00")}, []string{failed}},
+		{"a source", Filter{Sources: []string{"serve"}}, []string{routed}},
+		{"a delivery", Filter{DeliveryIDs: []string{"d-1"}}, []string{routed}},
 		{"every filter at once", Filter{WorkItems: []string{"github:o/r#2"}, Events: []string{"graph"}, Level: LevelWarning, Since: at("2026-07-22T09:00:00Z")}, []string{forced}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,11 +24,13 @@ type EventsCmd struct {
 	Since      string   `help:"Only records written at or after this: an RFC 3339 time, a day (2026-07-22), or a duration before now (30m, 2h, 1d)." placeholder:"WHEN"`
 	Until      string   `help:"Only records written before this, as --since takes it." placeholder:"WHEN"`
 	Level      string   `help:"Only records of this level or a more severe one: debug, info, warning, error." placeholder:"LEVEL"`
+	Source     []string `sep:"none" help:"Only records written by this process: cli or serve (repeatable: any of them)." placeholder:"NAME"`
+	DeliveryID []string `name:"delivery-id" sep:"none" help:"Only records about this webhook delivery, its X-GitHub-Delivery id: one delivery from arrival to outcome (repeatable: any of them)." placeholder:"ID"`
 	Follow     bool     `short:"f" help:"After the records written so far, print those appended, across the log's rotation, until interrupted."`
 	MaxRecords int      `name:"max-records" short:"n" help:"Stop after printing this many records (0: no limit); with --follow too." placeholder:"N"`
 	Format     string   `enum:"text,json" default:"text" help:"Output format: text (a line per record) or json (the records as written, a line each)."`
 	File       string   `type:"path" help:"The log to read (default: the CLI config's eventLog.path, else <state.root>/logs/events.jsonl)." placeholder:"FILE"`
-	List       bool     `help:"Print the catalog of event types and their fields instead (with --event, the types it selects)."`
+	List       bool     `aliases:"types" help:"Print the catalog of event types and their fields instead (with --event, the types it selects)."`
 }
 
 func (c *EventsCmd) Help() string {
@@ -128,7 +130,7 @@ func (c *EventsCmd) Run(g *Globals, out *Output) error {
 
 // filter is the Filter the flags ask for, times relative to now.
 func (c *EventsCmd) filter(now time.Time) (eventlog.Filter, error) {
-	f := eventlog.Filter{WorkItems: c.WorkItem, Events: c.Event, Level: c.Level}
+	f := eventlog.Filter{WorkItems: c.WorkItem, Events: c.Event, Level: c.Level, Sources: c.Source, DeliveryIDs: c.DeliveryID}
 	for _, b := range []struct {
 		flag, value string
 		to          *time.Time
