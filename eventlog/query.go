@@ -66,6 +66,7 @@ func (f Filter) Validate() error {
 // type alone, and graph, or graph. with its dot, every graph.* type, but
 // not graphql.x. A namespace never matches part of a name: graph.adv is
 // no type's prefix.
+// Departure from the original (docs/compatibility.md#an-event-pattern-without-a-wildcard-is-a-namespace): a pattern without a wildcard is a type or a namespace, not a literal fnmatch.
 func MatchEvent(pattern, event string) bool {
 	if strings.ContainsAny(pattern, `*?[\`) {
 		ok, _ := path.Match(pattern, event)
@@ -151,6 +152,7 @@ func (h head) names(refs []string) bool {
 // RFC 3339 time (2026-07-22T10:00:00Z, with any offset and fraction), a
 // day (2026-07-22, its midnight in UTC), or a duration meaning that long
 // before now: Go's (90s, 15m, 2h, 1h30m) with days too (1d, 2d12h).
+// Departure from the original (docs/compatibility.md#times-are-compared-as-times): bounds are parsed and compared as times, not as text.
 func ParseTime(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {

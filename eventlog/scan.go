@@ -24,6 +24,7 @@ import (
 // events.jsonl-20260722, in the order of their names), then path.N
 // (events.jsonl.2 before events.jsonl.1); either compressed as .gz. A
 // missing directory lists none.
+// Departure from the original (docs/compatibility.md#rotated-files-are-read-oldest-first): logrotate's rotated files are read before the log, so a rotation hides no history.
 func Rotated(path string) ([]string, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -143,6 +144,7 @@ func queryFile(name string, f Filter, fn func([]byte) error) (skipped int, err e
 // than what was read of it: one cut back and written past that length
 // again between two polls reads on from the old length. skipped counts as Query's
 // does, and a line left without its newline in a file rotated away.
+// Departure from the original (docs/compatibility.md#a-followed-log-is-followed-through-its-rotation): the follower holds its file and moves to the new one, missing no record.
 func Follow(ctx context.Context, path string, f Filter, poll time.Duration, fn func(record []byte) error) (skipped int, err error) {
 	if poll <= 0 {
 		poll = 250 * time.Millisecond

@@ -27,10 +27,12 @@ type EventsCmd struct {
 	Source     []string `sep:"none" help:"Only records written by this process: cli or serve (repeatable: any of them)." placeholder:"NAME"`
 	DeliveryID []string `name:"delivery-id" sep:"none" help:"Only records about this webhook delivery, its X-GitHub-Delivery id: one delivery from arrival to outcome (repeatable: any of them)." placeholder:"ID"`
 	Follow     bool     `short:"f" help:"After the records written so far, print those appended, across the log's rotation, until interrupted."`
-	MaxRecords int      `name:"max-records" short:"n" help:"Stop after printing this many records (0: no limit); with --follow too." placeholder:"N"`
-	Format     string   `enum:"text,json" default:"text" help:"Output format: text (a line per record) or json (the records as written, a line each)."`
-	File       string   `type:"path" help:"The log to read (default: the CLI config's eventLog.path, else <state.root>/logs/events.jsonl)." placeholder:"FILE"`
-	List       bool     `aliases:"types" help:"Print the catalog of event types and their fields instead (with --event, the types it selects)."`
+	// Departure from the original (docs/compatibility.md#every-match-not-the-last-50): every match is printed; -n stops after the first N.
+	MaxRecords int `name:"max-records" short:"n" help:"Stop after printing this many records (0: no limit); with --follow too." placeholder:"N"`
+	// Departure from the original (docs/compatibility.md#json-is-json-lines-and-there-is-no-table): text or JSON lines as written; no table, no array.
+	Format string `enum:"text,json" default:"text" help:"Output format: text (a line per record) or json (the records as written, a line each)."`
+	File   string `type:"path" help:"The log to read (default: the CLI config's eventLog.path, else <state.root>/logs/events.jsonl)." placeholder:"FILE"`
+	List   bool   `aliases:"types" help:"Print the catalog of event types and their fields instead (with --event, the types it selects)."`
 }
 
 func (c *EventsCmd) Help() string {
