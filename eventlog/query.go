@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Filter selects records of the log. The zero Filter selects every record;
@@ -208,33 +209,23 @@ var envelopeOrWorkItem = []string{"ts", "source", "event", "level", "pid", "work
 // Text renders a record as one readable line: ts, level, source, event,
 // work item ("-" without one), then the other fields as key=value in the
 // record's order, a text quoted when it holds a space, a quote or an
-// equals sign, and anything else as its JSON. pid is left out.
+// equals sign, and anything else as its compact JSON. pid is left out.
+// What is not a JSON object is returned as it is.
 func Text(record []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(record))
-	dec.UseNumber()
 	cols := map[string]string{}
 	var rest []string
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return string(record)
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return string(record)
-		}
-		k, _ := kt.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return string(record)
-		}
+	ok := members(record, func(k string, v []byte) {
 		val := textValue(v)
 		if slices.Contains(envelopeOrWorkItem, k) {
 			cols[k] = val
-			continue
+			return
 		}
 		rest = append(rest, k+"="+val)
+	})
+	if !ok {
+		return string(record)
 	}
-	line := []string{}
+	line := make([]string, 0, 5+len(rest))
 	for _, k := range []string{"ts", "level", "source", "event", "work_item"} {
 		v := cols[k]
 		if v == "" {
@@ -245,18 +236,135 @@ func Text(record []byte) string {
 	return strings.Join(append(line, rest...), " ")
 }
 
-// textValue is v as Text shows it.
-func textValue(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) != nil {
+// members hands fn each member of the JSON object b, in order: its key
+// and its value's bytes. It reports false, having handed over some, when b
+// is not one JSON object. It scans rather than decodes: rendering a long
+// log as text is most of what listing it costs.
+func members(b []byte, fn func(key string, value []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return len(skipTrailing(b, i+1)) == 0
+	}
+	for {
+		end, ok := scanString(b, i)
+		if !ok {
+			return false
+		}
+		var key string
+		if bytes.IndexByte(b[i:end], '\\') < 0 && utf8.Valid(b[i:end]) {
+			key = string(b[i+1 : end-1])
+		} else if json.Unmarshal(b[i:end], &key) != nil {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		vend, ok := scanValue(b, i)
+		if !ok {
+			return false
+		}
+		fn(key, b[i:vend])
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return len(skipTrailing(b, i+1)) == 0
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func skipTrailing(b []byte, i int) []byte { return b[skipSpace(b, i):] }
+
+// scanString is the end of the JSON string starting at b[i].
+func scanString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// scanValue is the end of the JSON value starting at b[i], which is
+// checked only as far as finding its end needs: json.Valid is Read's.
+func scanValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return scanString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, ok := scanString(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, json.Valid(b[i : j+1])
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[j])) {
+		j++
+	}
+	return j, j > i && json.Valid(b[i:j])
+}
+
+// textValue is the JSON value v as Text shows it.
+func textValue(v []byte) string {
+	if len(v) > 0 && v[0] == '"' {
+		var s string
+		if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+			s = string(v[1 : len(v)-1])
+		} else if json.Unmarshal(v, &s) != nil {
+			return string(v)
+		}
+		if s == "" || strings.ContainsAny(s, " \t\n\r\"=") {
+			return strconv.Quote(s)
+		}
+		return s
+	}
+	if len(v) > 0 && (v[0] == '{' || v[0] == '[') {
 		var b bytes.Buffer
 		if json.Compact(&b, v) == nil {
 			return b.String()
 		}
-		return string(v)
 	}
-	if s == "" || strings.ContainsAny(s, " \t\n\r\"=") {
-		return strconv.Quote(s)
-	}
-	return s
+	return string(v)
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -340,6 +342,74 @@ func FuzzTailAgreesWithRead(f *testing.F) {
 		tl.cutPending() // the end of the data, as a rotation ends a file
 		if !slices.Equal(got, want) || tl.skipped != wantTorn {
 			t.Fatalf("tail: %q and %d torn; Read: %q and %d torn", got, tl.skipped, want, wantTorn)
+		}
+	})
+}
+
+// textByDecoding is what Text shows, by a json.Decoder: slower, and
+// plainly right, for FuzzTextAgreesWithDecoding to hold Text's scanner to.
+func textByDecoding(record []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(record))
+	cols := map[string]string{}
+	var rest []string
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return string(record)
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return string(record)
+		}
+		k, _ := kt.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return string(record)
+		}
+		var val string
+		var s string
+		if v[0] == '"' && json.Unmarshal(v, &s) == nil {
+			val = s
+			if s == "" || strings.ContainsAny(s, " \t\n\r\"=") {
+				val = strconv.Quote(s)
+			}
+		} else {
+			var b bytes.Buffer
+			json.Compact(&b, v)
+			val = b.String()
+		}
+		if slices.Contains(envelopeOrWorkItem, k) {
+			cols[k] = val
+			continue
+		}
+		rest = append(rest, k+"="+val)
+	}
+	var line []string
+	for _, k := range []string{"ts", "level", "source", "event", "work_item"} {
+		v := cols[k]
+		if v == "" {
+			v = "-"
+		}
+		line = append(line, v)
+	}
+	return strings.Join(append(line, rest...), " ")
+}
+
+// FuzzTextAgreesWithDecoding holds Text to a decoder's reading of every
+// record Read would hand over.
+func FuzzTextAgreesWithDecoding(f *testing.F) {
+	for _, seed := range []string{
+		rec("2026-07-22T10:00:00.000Z", "graph.forced", "warning", `,"actor":"jc","reason":"a b","x":{"k":[1, "}"]},"e":""`),
+		`{}`, ` { "a" : 1 , "b":[ ] } `, `{"a\u0041":"\u00e9=","b":-1.5e3,"c":null,"d":true}`, "{\"k\":\"\xff\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		body := bytes.Trim(data, " \t\r\n")
+		if len(body) == 0 || body[0] != '{' || !json.Valid(body) || bytes.ContainsRune(data, '\n') {
+			return // not a record Read hands over
+		}
+		if got, want := Text(data), textByDecoding(data); got != want {
+			t.Fatalf("Text(%q)\n got %q\nwant %q", data, got, want)
 		}
 	})
 }
