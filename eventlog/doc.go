@@ -46,10 +46,28 @@
 // what a crash left of a record, which the next record, on a line of its
 // own, follows.
 //
+// To query the log, as `the-loop events` and the MCP server's query_events
+// do, build a Filter (work items, event types or namespaces, a time
+// window, a least level, sources, delivery ids) and call Query, which
+// reads the files logrotate rotated the log to (Rotated) and then the
+// log, oldest first, and hands over each selected record as written:
+//
+//	skipped, err := eventlog.Query(path, eventlog.Filter{Events: []string{"graph"}}, func(rec []byte) error {
+//		fmt.Println(eventlog.Text(rec))
+//		return nil
+//	})
+//
+// Follow does the same and goes on as the log grows, across its rotation,
+// until its context is done. ParseTime reads a bound as a user writes it
+// (RFC 3339, a day, or a duration before now such as 2h). Text renders a
+// record as one readable line. the-loop never rotates the log itself.
+//
 // # The catalog
 //
-// Catalog lists every event type the-loop emits, with its default level and
-// a one-line description naming its fields; Describe and Lookup read it.
+// Catalog lists every event type the-loop emits, with its default level, a
+// one-line description, and its fields as data (Fields); Describe and
+// Lookup read it. A test parses every emit call in the module and fails
+// when one writes an event, or a field, its row does not list.
 // Emit refuses a type that is not in the catalog, an unknown level, and a
 // field that would overwrite an envelope key, even on Discard, so a test
 // exercising new instrumentation fails until the catalog has its row.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -147,5 +148,39 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		ts.Check(f.Truncate(n))
 		ts.Check(f.Close())
+	},
+	// append src dst: add src's bytes to the end of dst in one write, as
+	// the event log's writer does, creating dst if need be.
+	"append": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: append src dst")
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		f, err := os.OpenFile(ts.MkAbs(args[1]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		ts.Check(err)
+		_, err = f.Write(data)
+		ts.Check(err)
+		ts.Check(f.Close())
+	},
+	// waitfor path regexp: wait until the file holds a match (multi-line),
+	// such as what a background command has printed so far, so that a
+	// script goes on once it has, whatever the timing. It fails only when
+	// the match has not come in a minute: something is broken.
+	"waitfor": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: waitfor path regexp")
+		}
+		re, err := regexp.Compile("(?m)" + args[1])
+		ts.Check(err)
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			data, _ := os.ReadFile(ts.MkAbs(args[0]))
+			if re.Match(data) {
+				return
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("waitfor: no match for %q in %s after a minute; it holds %q", args[1], args[0], data)
+			}
+		}
 	},
 }
