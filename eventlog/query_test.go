@@ -310,6 +310,28 @@ func TestFollowStopsWithWhatItsCallbackReturns(t *testing.T) {
 	}
 }
 
+// TestFollowEndsOnceUntilHasPassed: a record is stamped when it is
+// written, so none written later can fall before --until; following then
+// reads what is there and ends rather than waiting for ever.
+func TestFollowEndsOnceUntilHasPassed(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "events.jsonl")
+	writeFile(t, log, `{"ts":"2026-01-01T00:00:00Z","event":"graph.advanced","level":"info"}`+"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n := 0
+	_, err := Follow(ctx, log, Filter{Until: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}, time.Millisecond, func([]byte) error {
+		n++
+		return nil
+	})
+	if err != nil || n != 1 {
+		t.Errorf("got %d records, %v; want the one record and an end", n, err)
+	}
+	if ctx.Err() != nil {
+		t.Error("it followed until the test's own deadline")
+	}
+}
+
 // FuzzTailAgreesWithRead holds the follower's line reader to Read's: the
 // same bytes, arriving in any pieces, are the same records and the same
 // count of torn lines.

@@ -168,6 +168,12 @@ func Follow(ctx context.Context, path string, f Filter, poll time.Duration, fn f
 		if err != nil {
 			return skipped, err
 		}
+		if !f.Until.IsZero() && !time.Now().Before(f.Until) {
+			// Records are stamped as they are written: none written from
+			// now on can be before until, so following further would wait
+			// for nothing.
+			return skipped, nil
+		}
 		select {
 		case <-ctx.Done():
 			return skipped, nil

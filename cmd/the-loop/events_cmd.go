@@ -54,7 +54,8 @@ crash cut short) is skipped and counted on stderr, never an error.
 
 --follow goes on printing records as they are appended, following the log
 when it is rotated (renamed or removed and created again, or cut back in
-place), until it is interrupted or has printed --max-records.
+place), until it is interrupted, --until has passed, or it has printed
+--max-records.
 
 --list prints the catalog: every event type, its default level, what it
 means and the fields its records carry.`
