@@ -153,6 +153,15 @@ func itemID(id string) error {
 	return nil
 }
 
+// existing refuses an item with no spec folder, which the CLI's moving
+// verbs would start as a new one.
+//
+// Departure from the original (docs/compatibility.md#an-agent-moves-only-work-items-that-exist): a typo must not start a work item.
+func existing(e *policy.Engine, item string) error {
+	_, err := e.Checkout.Item(item)
+	return err
+}
+
 // answer is a tool's result: its text is the verb's --format json, and its
 // structured content the same document.
 func answer(v any) (*mcp.CallToolResult, any, error) {
@@ -242,8 +251,13 @@ func (s *server) graphAdvance(_ context.Context, _ *mcp.CallToolRequest, in Item
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := existing(e, in.WorkItem); err != nil {
+		return nil, nil, err
+	}
 	// No inbound event: an agent's call carries no reply, so a human gate
 	// classifies nothing and waits for a person.
+	//
+	// Departure from the original (docs/compatibility.md#no-tool-answers-a-human-gate): no ref or actor either.
 	step, err := e.Advance(in.WorkItem, policy.Selector{}, nil)
 	if err != nil {
 		return nil, nil, err
@@ -259,6 +273,9 @@ func (s *server) graphComplete(_ context.Context, _ *mcp.CallToolRequest, in Com
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := existing(e, in.WorkItem); err != nil {
+		return nil, nil, err
+	}
 	res, err := e.Complete(in.WorkItem, in.Node, completer, policy.Selector{}, nil)
 	if err != nil {
 		return nil, nil, err
@@ -266,6 +283,7 @@ func (s *server) graphComplete(_ context.Context, _ *mcp.CallToolRequest, in Com
 	return answer(res)
 }
 
+// Departure from the original (docs/compatibility.md#query_events-filters): the filters of the-loop events, not its source.
 func (s *server) queryEvents(ctx context.Context, _ *mcp.CallToolRequest, in EventFilter) (*mcp.CallToolResult, any, error) {
 	q, err := in.compile()
 	if err != nil {

@@ -23,6 +23,8 @@ const MaxMessage = mcp.DefaultMaxLineLength
 // never kills the server. The session ends when in does: at EOF, once
 // every request read has been answered (a client may write its requests
 // and close stdin at once).
+//
+// Departure from the original (docs/compatibility.md#the-loop-mcp-serves-one-repository-over-stdio): its server is the daemon's, over streamable HTTP.
 func Stdio(in io.Reader, out io.Writer) mcp.Transport {
 	w := &lockedWriter{w: out, pending: map[jsonrpc.ID]bool{}}
 	w.answered = sync.NewCond(&w.mu)
