@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 
+	"github.com/the-loop/the-loop/channels/ingress"
 	mcpserver "github.com/the-loop/the-loop/channels/mcp"
+	"github.com/the-loop/the-loop/policy"
 )
 
 // McpCmd is `the-loop mcp`.
@@ -53,4 +57,29 @@ func serveMCP(ctx context.Context, cfg mcpserver.Config, in io.Reader, out io.Wr
 		return nil // interrupted: as clean an end as EOF
 	}
 	return err
+}
+
+// mcpRoute is serve's /mcp, when the operator's CLI config names the
+// variable holding its bearer token; nil when it names none. It serves
+// the repository --repo names, or the working directory's.
+func mcpRoute(g *Globals, out *Output, cli *policy.CLIConfig, logger *slog.Logger) (*ingress.Route, error) {
+	env := cli.MCPTokenEnv()
+	if env == "" {
+		return nil, nil
+	}
+	token := os.Getenv(env)
+	if token == "" {
+		return nil, fmt.Errorf("service.mcp.tokenEnv names $%s, which is empty: set it to the bearer token MCP clients send, or remove the key to serve no MCP", env)
+	}
+	e, err := g.open(out)
+	if err != nil {
+		return nil, fmt.Errorf("service.mcp: %w", err)
+	}
+	g.opened = nil
+	h, err := mcpserver.HTTPHandler(mcpserver.Config{Repo: e.Root, CLIConfig: g.Config, Version: version(), Log: logger}, token)
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("serving MCP", "path", mcpserver.Path, "repo", e.Root)
+	return &ingress.Route{Path: mcpserver.Path, Handler: func(*ingress.Queue) (http.Handler, error) { return h, nil }}, nil
 }
