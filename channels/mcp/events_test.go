@@ -3,12 +3,15 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const eventLog = `{"ts":"2026-07-22T06:00:00.000Z","source":"cli","event":"graph.started","level":"info","pid":1,"node":"design","work_item":"issue-1"}
@@ -115,5 +118,18 @@ func TestTheDefaultReaderReadsTheLogTheCLIConfigNames(t *testing.T) {
 	res, err := s.readEventLog(context.Background(), Query{WorkItem: "issue-2"})
 	if err != nil || len(res.Events) != 2 {
 		t.Fatalf("got %v, %v; want issue-2's two records", res, err)
+	}
+}
+
+func TestAToolErrorIsOneLineAndAPanicIsAnError(t *testing.T) {
+	h := guard(func(context.Context, *mcp.CallToolRequest, NoArgs) (*mcp.CallToolResult, any, error) {
+		return nil, nil, errors.New("load x.star:\n  line 2\r\x1b[31m")
+	})
+	if _, _, err := h(context.Background(), nil, NoArgs{}); err == nil || err.Error() != `load x.star:\n  line 2\r\u001b[31m` {
+		t.Errorf("got %v", err)
+	}
+	p := guard(func(context.Context, *mcp.CallToolRequest, NoArgs) (*mcp.CallToolResult, any, error) { panic("boom") })
+	if _, _, err := p(context.Background(), nil, NoArgs{}); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("got %v, want the panic as an error", err)
 	}
 }

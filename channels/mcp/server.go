@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -61,14 +63,53 @@ func New(cfg Config) *mcp.Server {
 			"show the loop, advance an item or claim its node complete, and read the event log. " +
 			"Human gates are answered by people on the item's thread, never through these tools.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "list_work_items", Description: "Every work item of the repository: its id, loop, current node and whether it is satisfied up to the pointer. Writes nothing."}, s.listWorkItems)
-	mcp.AddTool(srv, &mcp.Tool{Name: "check_work_item", Description: "Evaluate one work item's gates against its checked-in artifacts; the answer is `the-loop check ID --format json`. Pure: writes nothing, and human gates read wait."}, s.checkWorkItem)
-	mcp.AddTool(srv, &mcp.Tool{Name: "graph_show", Description: "The process graph as data, nodes and edges in declaration order; the answer is `the-loop graph show --format json`."}, s.graphShow)
-	mcp.AddTool(srv, &mcp.Tool{Name: "graph_status", Description: "Where a work item stands, every node's verdict up to the pointer; the answer is `the-loop graph status ID --format json`. Writes nothing."}, s.graphStatus)
-	mcp.AddTool(srv, &mcp.Tool{Name: "graph_advance", Description: "Run the current node's exit chain and follow the edge it passes on; the answer is `the-loop graph advance ID --format json`. No reply is handed to a human gate: it waits for a person."}, s.graphAdvance)
-	mcp.AddTool(srv, &mcp.Tool{Name: "graph_complete", Description: "Claim a node complete: runs its exit chain under the work item's lock; the answer is `the-loop graph complete ID --format json`. A refusal, a block or busy is an answer, not an error."}, s.graphComplete)
-	mcp.AddTool(srv, &mcp.Tool{Name: "query_events", Description: "Records of the operator's event log, oldest first, filtered: the last `limit` (default 50; 0 is all) that match every filter given."}, s.queryEvents)
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_work_items", Description: "Every work item of the repository: its id, loop, current node and whether it is satisfied up to the pointer. Writes nothing."}, guard(s.listWorkItems))
+	mcp.AddTool(srv, &mcp.Tool{Name: "check_work_item", Description: "Evaluate one work item's gates against its checked-in artifacts; the answer is `the-loop check ID --format json`. Pure: writes nothing, and human gates read wait."}, guard(s.checkWorkItem))
+	mcp.AddTool(srv, &mcp.Tool{Name: "graph_show", Description: "The process graph as data, nodes and edges in declaration order; the answer is `the-loop graph show --format json`."}, guard(s.graphShow))
+	mcp.AddTool(srv, &mcp.Tool{Name: "graph_status", Description: "Where a work item stands, every node's verdict up to the pointer; the answer is `the-loop graph status ID --format json`. Writes nothing."}, guard(s.graphStatus))
+	mcp.AddTool(srv, &mcp.Tool{Name: "graph_advance", Description: "Run the current node's exit chain and follow the edge it passes on; the answer is `the-loop graph advance ID --format json`. No reply is handed to a human gate: it waits for a person."}, guard(s.graphAdvance))
+	mcp.AddTool(srv, &mcp.Tool{Name: "graph_complete", Description: "Claim a node complete: runs its exit chain under the work item's lock; the answer is `the-loop graph complete ID --format json`. A refusal, a block or busy is an answer, not an error."}, guard(s.graphComplete))
+	mcp.AddTool(srv, &mcp.Tool{Name: "query_events", Description: "Records of the operator's event log, oldest first, filtered: the last `limit` (default 50; 0 is all) that match every filter given."}, guard(s.queryEvents))
 	return srv
+}
+
+// guard makes a tool's error one line, as the CLI prints it, and a panic
+// in a call that call's error, never the server's end.
+func guard[In any](h mcp.ToolHandlerFor[In, any]) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				res, out, err = nil, nil, fmt.Errorf("internal error: %v", p)
+			}
+			if err != nil {
+				err = errors.New(oneLine(err.Error()))
+			}
+		}()
+		return h(ctx, req, in)
+	}
+}
+
+// oneLine escapes the control characters of s, newlines among them.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 type server struct {

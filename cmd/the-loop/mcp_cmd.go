@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/the-loop/the-loop/channels/ingress"
 	mcpserver "github.com/the-loop/the-loop/channels/mcp"
@@ -40,7 +41,7 @@ func (c *McpCmd) Run(g *Globals, out *Output) error {
 		return err
 	}
 	g.opened = nil // its notes are no answer: the calls carry their own
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := mcpserver.Config{Repo: e.Root, CLIConfig: g.Config, Version: version()}
 	if g.Verbose {
@@ -54,7 +55,7 @@ func (c *McpCmd) Run(g *Globals, out *Output) error {
 func serveMCP(ctx context.Context, cfg mcpserver.Config, in io.Reader, out io.Writer) error {
 	err := mcpserver.New(cfg).Run(ctx, mcpserver.Stdio(in, out))
 	if ctx.Err() != nil {
-		return nil // interrupted: as clean an end as EOF
+		return nil // interrupted or terminated: as clean an end as EOF
 	}
 	return err
 }
