@@ -7,7 +7,8 @@
 //
 // New builds the server; its seven tools (listed in Tools) are the verbs
 // an agent needs, each answering with the verb's --format json as its
-// text and the same document as its structured content:
+// text (written by package reportjson, as the CLI writes it) and the same
+// document as its structured content:
 //
 //   - list_work_items: every item's id, loop, current node and ok
 //   - check_work_item (work_item, recompute): `the-loop check ID`
@@ -45,4 +46,8 @@
 //	err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 //
 // To test a server, connect the SDK's client over mcp.NewInMemoryTransports.
+//
+// The CLI also escapes, inside JSON strings, the characters that would act
+// on a terminal (the C1 controls, the bidirectional overrides); a tool's
+// text leaves them as encoding/json does, and is otherwise the CLI's.
 package mcpserver

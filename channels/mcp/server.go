@@ -16,6 +16,7 @@ import (
 
 	"github.com/the-loop/the-loop/channels/github"
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/reportjson"
 	"github.com/the-loop/the-loop/policy"
 	"github.com/the-loop/the-loop/repo"
 )
@@ -203,29 +204,14 @@ func existing(e *policy.Engine, item string) error {
 	return err
 }
 
-// answer is a tool's result: its text is the verb's --format json, and its
-// structured content the same document.
+// answer is a tool's result: its text is the verb's --format json, written
+// by the CLI's own encoder, and its structured content the same document.
 func answer(v any) (*mcp.CallToolResult, any, error) {
-	b, err := EncodeJSON(v)
+	b, err := reportjson.Marshal(v)
 	if err != nil {
 		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, json.RawMessage(bytes.TrimSpace(b)), nil
-}
-
-// EncodeJSON writes v as the CLI's --format json does: indented by two
-// spaces, HTML left as it is, ending in a newline. The types' JSON tags
-// are the encoding; cmd/the-loop's faster writer of check reports is held
-// to these bytes by its own tests.
-func EncodeJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 func (s *server) listWorkItems(_ context.Context, _ *mcp.CallToolRequest, _ NoArgs) (*mcp.CallToolResult, any, error) {
