@@ -3,6 +3,7 @@ package inbound
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
 	"time"
 
@@ -80,8 +81,9 @@ func acknowledge(c *slack.Client, rs slack.Reactions, events graph.Emitter, log 
 	f := map[string]any{"channel": channels.ChannelSlack, "state": moment, "content": name}
 	if err := c.AddReaction(ctx, r.ChannelID, r.TS, name); err != nil {
 		log.Warn("could not add a reaction on Slack", "channel", r.ChannelID, "ts", r.TS, "state", moment, "err", err)
-		f["error"] = err.Error()
-		_ = events.Emit("channel.reaction_failed", eventlog.LevelWarning, f)
+		failed := maps.Clone(f)
+		failed["error"] = err.Error()
+		_ = events.Emit("channel.reaction_failed", eventlog.LevelWarning, failed)
 		return
 	}
 	_ = events.Emit("channel.reaction_added", eventlog.LevelDebug, f)

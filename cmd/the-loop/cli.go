@@ -44,6 +44,7 @@ type CLI struct {
 	ConfigCmd  ConfigCmd     `cmd:"" name:"config" help:"Validate configuration and print the embedded schemas."`
 	Serve      ServeCmd      `cmd:"" help:"Receive GitHub webhooks and Slack events: verify, queue durably, process in order per work item."`
 	Sessions   SessionsCmd   `cmd:"" help:"Bind work items to the checkouts the-loop serve drives them in."`
+	Events     EventsCmd     `cmd:"" help:"Print the operator's event log, filtered, or follow it; --list prints the catalog of event types."`
 	Reply      ReplyCmd      `cmd:"" help:"Take one message heard on a chat channel through the inbound pipeline; print the outcome as JSON."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the repository to coding agents as an MCP server over stdio: the graph verbs as tools, none of them a human's."`
 	Completion CompletionCmd `cmd:"" help:"Print a completion script for bash, zsh or fish."`
