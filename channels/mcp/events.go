@@ -4,22 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/the-loop/the-loop/eventlog"
 	"github.com/the-loop/the-loop/policy"
 )
 
-// This file is query_events' one reader of the event log. It is kept
-// small and apart so that it can be pointed at package eventlog's filter
-// (the one `the-loop events` reads with) once that exists: EventQuery is
-// the seam, and ReadEventLog its stand-in.
+// query_events reads the log through package eventlog's Filter and
+// Query, as `the-loop events` does: the same filters, over the log and its
+// rotated files, oldest first. EventQuery is the seam a test replaces.
 
 // DefaultEventLimit is how many records query_events answers with when
 // the call names no limit: the last ones, as the original's tool does.
@@ -27,31 +22,26 @@ const DefaultEventLimit = 50
 
 // EventFilter is query_events' input: every filter given must match.
 type EventFilter struct {
-	WorkItem string   `json:"work_item,omitempty" jsonschema:"only records whose work_item field is this, e.g. github:acme/widgets#12 or issue-12"`
-	Event    []string `json:"event,omitempty" jsonschema:"only records whose event type starts with one of these, e.g. graph. or graph.parked"`
-	Since    string   `json:"since,omitempty" jsonschema:"only records at or after this time: RFC 3339, or a duration before now such as 2h"`
-	Until    string   `json:"until,omitempty" jsonschema:"only records before this time: RFC 3339, or a duration before now such as 30m"`
+	WorkItem string   `json:"work_item,omitempty" jsonschema:"only records about this work item, by the reference the log names it with, e.g. github:acme/widgets#12"`
+	Event    []string `json:"event,omitempty" jsonschema:"only records of one of these event types or namespaces (graph.parked, graph) or globs (graph.*, *_failed)"`
+	Since    string   `json:"since,omitempty" jsonschema:"only records at or after this time: RFC 3339, a day (2026-07-22), or a duration before now such as 2h or 1d"`
+	Until    string   `json:"until,omitempty" jsonschema:"only records before this time: RFC 3339, a day, or a duration before now such as 30m"`
 	Level    string   `json:"level,omitempty" jsonschema:"only records at this level or a more severe one: debug, info, warning or error"`
 	Limit    *int     `json:"limit,omitempty" jsonschema:"answer with the last this many matching records (default 50; 0 answers every one)"`
 }
 
-// Query is an EventFilter checked and resolved: zero fields match
-// everything.
+// Query is an EventFilter checked and resolved.
 type Query struct {
-	WorkItem     string
-	Events       []string
-	Since, Until time.Time
-	// Level is the least severe level that matches; "" is every level.
-	Level string
+	Filter eventlog.Filter
 	// Limit keeps the last Limit matches; 0 keeps every one.
 	Limit int
 }
 
 // Events is query_events' answer: the matching records as written,
-// oldest first, and how many torn lines the read skipped.
+// oldest first, and how many unreadable lines the read skipped.
 type Events struct {
-	Events []json.RawMessage `json:"events"`
-	Torn   int               `json:"torn"`
+	Events  []json.RawMessage `json:"events"`
+	Skipped int               `json:"skipped"`
 }
 
 // EventQuery answers a query from the operator's event log.
@@ -61,19 +51,26 @@ type EventQuery func(ctx context.Context, q Query) (*Events, error)
 var now = time.Now
 
 func (f EventFilter) compile() (Query, error) {
-	q := Query{WorkItem: f.WorkItem, Events: f.Event, Limit: DefaultEventLimit}
-	var err error
-	if q.Since, err = when("since", f.Since); err != nil {
-		return q, err
+	q := Query{Filter: eventlog.Filter{Events: f.Event, Level: f.Level}, Limit: DefaultEventLimit}
+	if f.WorkItem != "" {
+		q.Filter.WorkItems = []string{f.WorkItem}
 	}
-	if q.Until, err = when("until", f.Until); err != nil {
-		return q, err
-	}
-	if f.Level != "" {
-		if !slices.Contains(eventlog.Levels, f.Level) {
-			return q, fmt.Errorf("level: got %q, want one of %s", f.Level, strings.Join(eventlog.Levels, ", "))
+	t := now()
+	for _, b := range []struct {
+		name, value string
+		to          *time.Time
+	}{{"since", f.Since, &q.Filter.Since}, {"until", f.Until, &q.Filter.Until}} {
+		if b.value == "" {
+			continue
 		}
-		q.Level = f.Level
+		v, err := eventlog.ParseTime(b.value, t)
+		if err != nil {
+			return q, fmt.Errorf("%s: %w", b.name, err)
+		}
+		*b.to = v
+	}
+	if err := q.Filter.Validate(); err != nil {
+		return q, err
 	}
 	if f.Limit != nil {
 		if *f.Limit < 0 {
@@ -84,73 +81,12 @@ func (f EventFilter) compile() (Query, error) {
 	return q, nil
 }
 
-// when reads a time bound: RFC 3339, or a duration before now.
-func when(name, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return time.Time{}, fmt.Errorf("%s: got %q, want an RFC 3339 time or a duration such as 2h", name, s)
-	}
-	return now().Add(-d), nil
-}
-
-// envelope is what a query reads of a record.
-type envelope struct {
-	TS       string `json:"ts"`
-	Event    string `json:"event"`
-	Level    string `json:"level"`
-	WorkItem any    `json:"work_item"`
-}
-
-// Match reports whether the record rec (one line of the log) passes q.
-// A record whose envelope cannot be read matches no filter but none.
-func (q Query) Match(rec []byte) bool {
-	if q.WorkItem == "" && len(q.Events) == 0 && q.Since.IsZero() && q.Until.IsZero() && q.Level == "" {
-		return true
-	}
-	var env envelope
-	if json.Unmarshal(rec, &env) != nil {
-		return false
-	}
-	if q.WorkItem != "" && env.WorkItem != q.WorkItem {
-		return false
-	}
-	if len(q.Events) > 0 && !slices.ContainsFunc(q.Events, func(p string) bool { return strings.HasPrefix(env.Event, p) }) {
-		return false
-	}
-	if q.Level != "" && slices.Index(eventlog.Levels, env.Level) < slices.Index(eventlog.Levels, q.Level) {
-		return false
-	}
-	if !q.Since.IsZero() || !q.Until.IsZero() {
-		ts, err := time.Parse(time.RFC3339, env.TS)
-		if err != nil || (!q.Since.IsZero() && ts.Before(q.Since)) || (!q.Until.IsZero() && !ts.Before(q.Until)) {
-			return false
-		}
-	}
-	return true
-}
-
-// ReadEventLog answers q from the log file at path: a log that does not
-// exist yet has no records.
+// ReadEventLog answers q from the log at path and its rotated files: a
+// log that does not exist yet has no records.
 func ReadEventLog(path string, q Query) (*Events, error) {
 	res := &Events{Events: []json.RawMessage{}}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the event log: %w", err)
-	}
-	defer f.Close()
-	res.Torn, err = eventlog.Read(f, func(rec []byte) error {
-		if !q.Match(rec) {
-			return nil
-		}
+	var err error
+	res.Skipped, err = eventlog.Query(path, q.Filter, func(rec []byte) error {
 		if q.Limit > 0 && len(res.Events) == 2*q.Limit {
 			// Only the last Limit are kept: drop the older half at once.
 			res.Events = append(res.Events[:0], res.Events[q.Limit:]...)
@@ -158,11 +94,11 @@ func ReadEventLog(path string, q Query) (*Events, error) {
 		res.Events = append(res.Events, json.RawMessage(bytes.TrimSpace(slices.Clone(rec))))
 		return nil
 	})
-	if q.Limit > 0 && len(res.Events) > q.Limit {
-		res.Events = res.Events[len(res.Events)-q.Limit:]
-	}
 	if err != nil {
 		return nil, fmt.Errorf("read the event log %s: %w", path, err)
+	}
+	if q.Limit > 0 && len(res.Events) > q.Limit {
+		res.Events = res.Events[len(res.Events)-q.Limit:]
 	}
 	return res, nil
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/the-loop/the-loop/eventlog"
 )
 
 const eventLog = `{"ts":"2026-07-22T06:00:00.000Z","source":"cli","event":"graph.started","level":"info","pid":1,"node":"design","work_item":"issue-1"}
@@ -37,7 +39,9 @@ func TestQueryEventsFiltersTheLog(t *testing.T) {
 	}{
 		{"no filter", EventFilter{}, []string{"graph.started", "graph.parked", "graph.hook_degraded", "channel.reply_received", "ingress.failed"}},
 		{"work item", EventFilter{WorkItem: "issue-1"}, []string{"graph.started", "graph.parked"}},
-		{"event prefixes", EventFilter{Event: []string{"graph.h", "ingress."}}, []string{"graph.hook_degraded", "ingress.failed"}},
+		{"event types and namespaces", EventFilter{Event: []string{"graph.hook_degraded", "ingress"}}, []string{"graph.hook_degraded", "ingress.failed"}},
+		{"a namespace is no prefix", EventFilter{Event: []string{"graph.h"}}, nil},
+		{"event globs", EventFilter{Event: []string{"*.parked", "channel.*"}}, []string{"graph.parked", "channel.reply_received"}},
 		{"since a time", EventFilter{Since: "2026-07-22T08:00:00Z"}, []string{"graph.hook_degraded", "channel.reply_received", "ingress.failed"}},
 		{"until a time, exclusive", EventFilter{Until: "2026-07-22T07:00:00Z"}, []string{"graph.started"}},
 		{"since a duration ago", EventFilter{Since: "2h"}, []string{"channel.reply_received", "ingress.failed"}},
@@ -58,7 +62,7 @@ func TestQueryEventsFiltersTheLog(t *testing.T) {
 			}
 			var got []string
 			for _, r := range res.Events {
-				var env envelope
+				var env struct{ Event string }
 				if err := json.Unmarshal(r, &env); err != nil {
 					t.Fatal(err)
 				}
@@ -67,8 +71,8 @@ func TestQueryEventsFiltersTheLog(t *testing.T) {
 			if !slices.Equal(got, c.want) {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
-			if res.Torn != 1 {
-				t.Errorf("torn %d, want the one cut-off line", res.Torn)
+			if res.Skipped != 1 {
+				t.Errorf("skipped %d, want the one cut-off line", res.Skipped)
 			}
 		})
 	}
@@ -76,7 +80,7 @@ func TestQueryEventsFiltersTheLog(t *testing.T) {
 
 func TestQueryEventsRefusesABadFilter(t *testing.T) {
 	neg := -1
-	for _, f := range []EventFilter{{Level: "loud"}, {Since: "yesterday"}, {Until: "-2h"}, {Limit: &neg}} {
+	for _, f := range []EventFilter{{Level: "loud"}, {Since: "yesterday"}, {Until: "-2h"}, {Limit: &neg}, {Since: "1h", Until: "2h"}, {Event: []string{"[graph"}}} {
 		if _, err := f.compile(); err == nil {
 			t.Errorf("%+v: got no error", f)
 		}
@@ -103,6 +107,9 @@ func TestALimitKeepsTheLastOfManyRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	os.WriteFile(path, []byte(b.String()), 0o644)
 	res, err := ReadEventLog(path, Query{Limit: 3})
+	if err == nil && res.Skipped != 0 {
+		t.Errorf("skipped %d lines of a whole log", res.Skipped)
+	}
 	if err != nil || len(res.Events) != 3 || !strings.Contains(string(res.Events[2]), "graph.last") {
 		t.Fatalf("got %d events (%v), want the last 3 ending in graph.last", len(res.Events), err)
 	}
@@ -115,7 +122,7 @@ func TestTheDefaultReaderReadsTheLogTheCLIConfigNames(t *testing.T) {
 	cfg := filepath.Join(dir, "cli.yaml")
 	os.WriteFile(cfg, []byte("eventLog:\n  path: "+log+"\n"), 0o644)
 	s := &server{cfg: Config{CLIConfig: cfg}}
-	res, err := s.readEventLog(context.Background(), Query{WorkItem: "issue-2"})
+	res, err := s.readEventLog(context.Background(), Query{Filter: eventlog.Filter{WorkItems: []string{"issue-2"}}})
 	if err != nil || len(res.Events) != 2 {
 		t.Fatalf("got %v, %v; want issue-2's two records", res, err)
 	}
@@ -131,5 +138,16 @@ func TestAToolErrorIsOneLineAndAPanicIsAnError(t *testing.T) {
 	p := guard(func(context.Context, *mcp.CallToolRequest, NoArgs) (*mcp.CallToolResult, any, error) { panic("boom") })
 	if _, _, err := p(context.Background(), nil, NoArgs{}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("got %v, want the panic as an error", err)
+	}
+}
+
+func TestQueryEventsReadsTheRotatedFilesFirst(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "events.jsonl")
+	os.WriteFile(log+".1", []byte(`{"ts":"2026-07-22T05:00:00.000Z","event":"graph.started","level":"info","work_item":"issue-9"}`+"\n"), 0o644)
+	os.WriteFile(log, []byte(`{"ts":"2026-07-22T06:00:00.000Z","event":"graph.parked","level":"info","work_item":"issue-9"}`+"\n"), 0o644)
+	res, err := ReadEventLog(log, Query{Limit: DefaultEventLimit})
+	if err != nil || len(res.Events) != 2 || !strings.Contains(string(res.Events[0]), "graph.started") {
+		t.Fatalf("got %v, %v; want the rotated record, then the log's", res, err)
 	}
 }

@@ -220,7 +220,7 @@ func TestEachToolAnswersOnTheDemo(t *testing.T) {
 	}
 
 	var events mcpserver.Events
-	decode(t, call(t, cs, "query_events", map[string]any{"event": []string{"graph."}}), &events)
+	decode(t, call(t, cs, "query_events", map[string]any{"event": []string{"graph"}}), &events)
 	if len(events.Events) == 0 {
 		t.Error("query_events: the advance and the claim logged no graph. event")
 	}
