@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/the-loop/the-loop/channels/ingress"
@@ -34,21 +35,48 @@ Exit codes: 0 stdin closed, 2 could not run.`
 }
 
 func (c *McpCmd) Run(g *Globals, out *Output) error {
-	// The repository is opened once to refuse a --repo that is none, as
-	// every verb does; each tool call opens it again.
-	e, err := g.open(out)
+	root, err := g.repositoryRoot()
 	if err != nil {
 		return err
 	}
-	g.opened = nil // its notes are no answer: the calls carry their own
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := mcpserver.Config{Repo: e.Root, CLIConfig: g.Config, Version: version()}
+	cfg := mcpserver.Config{Repo: root, CLIConfig: g.Config, Version: version()}
 	if g.Verbose {
 		cfg.Log = slog.New(slog.NewTextHandler(out.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	// JSON-RPC goes to stdout as written, as --format json does.
 	return serveMCP(ctx, cfg, os.Stdin, out.raw)
+}
+
+// repositoryRoot is the repository a server serves: --repo, which must be
+// a repository's root as for every verb, or the one holding the working
+// directory. Only that is checked before serving: a repository whose
+// configuration is broken is served, and each call says what is wrong,
+// as the verb would.
+func (g *Globals) repositoryRoot() (string, error) {
+	if err := g.refuseNonRepository(); err != nil {
+		return "", err
+	}
+	if g.Repo != "" {
+		fi, err := os.Stat(g.Repo)
+		if err != nil {
+			return "", fmt.Errorf("--repo: %w", err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("--repo %s: not a directory", g.Repo)
+		}
+		return filepath.Abs(g.Repo)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root, err := policy.FindRepository(wd)
+	if err != nil {
+		return "", fmt.Errorf("%w; run the-loop inside a repository, or name one with --repo", err)
+	}
+	return root, nil
 }
 
 // serveMCP runs the server over in and out until in closes.
