@@ -616,3 +616,14 @@ func (c *CLIConfig) expand(p, base string) string {
 	}
 	return filepath.Join(base, p)
 }
+
+// MCPTokenEnv names the environment variable holding the bearer token
+// serve requires at /mcp (service.mcp.tokenEnv); "" when the config names
+// none, or service.mcp.enabled is false: then serve answers no MCP.
+func (c *CLIConfig) MCPTokenEnv() string {
+	if on, ok := boolAt(c.Doc, "service.mcp.enabled"); ok && !on {
+		return ""
+	}
+	s, _ := stringAt(c.Doc, "service.mcp.tokenEnv")
+	return strings.TrimSpace(s)
+}

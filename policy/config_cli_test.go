@@ -358,3 +358,24 @@ func TestAWebhookPathThatIsNotAbsoluteIsAConfigError(t *testing.T) {
 		t.Fatalf("got %v, want a ConfigError naming the path", err)
 	}
 }
+
+func TestTheMCPTokenVariableIsNamedOnlyWhereTheConfigSaysSo(t *testing.T) {
+	_, work := cliEnv(t)
+	cases := []struct{ name, doc, want string }{
+		{"no service block", "", ""},
+		{"named", "service:\n  mcp:\n    tokenEnv: THE_LOOP_MCP_TOKEN\n", "THE_LOOP_MCP_TOKEN"},
+		{"named, mcp disabled", "service:\n  mcp:\n    enabled: false\n    tokenEnv: THE_LOOP_MCP_TOKEN\n", ""},
+		{"blank", "service:\n  mcp:\n    tokenEnv: \"  \"\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := LoadCLIConfig(writeCLI(t, work, c.doc+"version: \"1\"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.MCPTokenEnv(); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}

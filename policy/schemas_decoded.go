@@ -2152,6 +2152,10 @@ func decodedSchema(url string) any {
 									"default": true,
 									"type":    "boolean",
 								},
+								"tokenEnv": map[string]any{
+									"description": "Name of the environment variable holding the bearer token the-loop serve requires at /mcp; /mcp is served only when this is set, and serve refuses to start when the variable is empty. The token itself never goes in this file.",
+									"type":        "string",
+								},
 							},
 							"type": "object",
 						},

@@ -46,6 +46,7 @@ type CLI struct {
 	Sessions   SessionsCmd   `cmd:"" help:"Bind work items to the checkouts the-loop serve drives them in."`
 	Events     EventsCmd     `cmd:"" help:"Print the operator's event log, filtered, or follow it; --list prints the catalog of event types."`
 	Reply      ReplyCmd      `cmd:"" help:"Take one message heard on a chat channel through the inbound pipeline; print the outcome as JSON."`
+	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the repository to coding agents as an MCP server over stdio: the graph verbs as tools, none of them a human's."`
 	Completion CompletionCmd `cmd:"" help:"Print a completion script for bash, zsh or fish."`
 }
 
@@ -248,9 +249,9 @@ func (g *Globals) openWith(out *Output, opts policy.Options) (*policy.Engine, er
 //
 // Departure from the original (docs/compatibility.md#a---repo-that-is-not-a-repository-is-exit-2): a folder with neither .git nor a harness config is refused, not "nothing to check".
 func (g *Globals) openRepo(out *Output, opts policy.Options, adopts bool) (*policy.Engine, error) {
-	if g.Repo != "" && !adopts {
-		if fi, err := os.Stat(g.Repo); err == nil && fi.IsDir() && !policy.IsRepositoryRoot(g.Repo) {
-			return nil, fmt.Errorf("--repo %s: %w: it holds %s; run the-loop init there to adopt it", g.Repo, policy.ErrNoRepository, policy.RepositoryMarkers())
+	if !adopts {
+		if err := g.refuseNonRepository(); err != nil {
+			return nil, err
 		}
 	}
 	opts.Repo, opts.CLIConfig = g.Repo, g.Config
@@ -263,6 +264,17 @@ func (g *Globals) openRepo(out *Output, opts policy.Options, adopts bool) (*poli
 	}
 	g.opened = e
 	return e, err
+}
+
+// refuseNonRepository refuses a --repo that is a directory but no
+// repository's root (see openRepo).
+func (g *Globals) refuseNonRepository() error {
+	if g.Repo != "" {
+		if fi, err := os.Stat(g.Repo); err == nil && fi.IsDir() && !policy.IsRepositoryRoot(g.Repo) {
+			return fmt.Errorf("--repo %s: %w: it holds %s; run the-loop init there to adopt it", g.Repo, policy.ErrNoRepository, policy.RepositoryMarkers())
+		}
+	}
+	return nil
 }
 
 // LoopFlags select an inner pull-request loop.

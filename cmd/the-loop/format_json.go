@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/the-loop/the-loop/graph"
+	"github.com/the-loop/the-loop/internal/reportjson"
 )
 
 // jsonFormat is the original tool's shape: one object for a single item, a
@@ -130,12 +131,21 @@ func writeJSON(out *Output, v any) error {
 	return err
 }
 
-// jsonEncoder writes the-loop's JSON to w: indented by two spaces, each
-// line after the first prefixed (a value encoded where another document
-// nests it), HTML left as it is.
+// jsonEncoder writes the-loop's JSON to w (see reportjson.NewJSONEncoder).
 func jsonEncoder(w io.Writer, prefix string) *json.Encoder {
-	enc := json.NewEncoder(w)
-	enc.SetIndent(prefix, "  ")
-	enc.SetEscapeHTML(false)
-	return enc
+	return reportjson.NewJSONEncoder(w, prefix)
 }
+
+// reportEncoder writes check's reports, a list's elements one at a time
+// (see reportjson.Encoder).
+type reportEncoder struct {
+	*reportjson.Encoder
+	prefix string
+}
+
+func newReportEncoder(prefix string) *reportEncoder {
+	return &reportEncoder{reportjson.NewEncoder(prefix), prefix}
+}
+
+// element appends v, one element of check's list, at the top level.
+func (e *reportEncoder) element(b []byte, v any) ([]byte, error) { return e.Append(b, v) }

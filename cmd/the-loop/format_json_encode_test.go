@@ -170,7 +170,7 @@ func awkwardReports() []any {
 		&graph.StatusReport{WorkItem: awkward, CurrentNode: awkward, OK: true, Parked: awkwardParked(),
 			Nodes: []graph.NodeReport{full, empty, {}}, Dir: "not written", Loop: "not written"},
 		&graph.StatusReport{Parked: map[string]any{}, Nodes: []graph.NodeReport{}},
-		&graph.StatusReport{Parked: map[string]any{"deep": deepList(maxDepth + 20)}},
+		&graph.StatusReport{Parked: map[string]any{"deep": deepList(120)}}, // past the depth the encoder follows (100)
 		&graph.StatusReport{},
 		(*graph.StatusReport)(nil),
 		unevaluated{WorkItem: awkward, Error: awkward},

@@ -3,9 +3,10 @@ package main
 import (
 	"encoding/json"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
+
+	"github.com/the-loop/the-loop/internal/reportjson"
 )
 
 // A chain entry's with: is shown compactly, keys sorted, each value a
@@ -15,7 +16,7 @@ import (
 // data a process touches just for them, was a noticeable part of its
 // start; the values a with: holds (what YAML or JSON decode to, or a
 // shipped loop's literals) are encoded by appendJSON instead (strings by
-// json_string.go's escaper), byte for byte as json.Marshal encodes them
+// reportjson's escaper), byte for byte as json.Marshal encodes them
 // (FuzzAppendJSONIsMarshal), and anything else still by json.Marshal.
 
 // formatParams renders a chain entry's with: compactly, keys sorted.
@@ -66,7 +67,7 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case string:
-		return appendJSONString(b, v), true
+		return reportjson.AppendString(b, v), true
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), true
 	case int64:
@@ -74,7 +75,7 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 	case uint64:
 		return strconv.AppendUint(b, v, 10), true
 	case float64:
-		return appendJSONFloat(b, v)
+		return reportjson.AppendFloat(b, v)
 	case []any:
 		if v == nil {
 			return append(b, "null"...), true
@@ -98,7 +99,7 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = reportjson.AppendString(b, k)
 			b = append(b, ':')
 			if b, ok = appendJSON(b, v[k]); !ok {
 				return b, false
@@ -107,27 +108,4 @@ func appendJSON(b []byte, v any) (_ []byte, ok bool) {
 		return append(b, '}'), true
 	}
 	return b, false
-}
-
-// appendJSONFloat is encoding/json's float64 encoding: the shortest
-// decimal that reads back the same, in exponent form only for very large
-// and very small magnitudes, with a one-digit negative exponent unpadded.
-func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, false
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 reads e-9, as encoding/json writes it.
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, true
 }

@@ -49,7 +49,14 @@ variable channels.slack.signingSecretEnv names, default
 SLACK_SIGNING_SECRET; serve will not start without it), on the same queue.
 A reply in a bound thread (sessions bind REF --slack CHANNEL:THREAD_TS) goes
 through the inbound pipeline: see the-loop reply --help and
-docs/channels.md.`
+docs/channels.md.
+
+When the CLI config's service.mcp.tokenEnv names an environment variable,
+serve also answers MCP at /mcp (streamable HTTP) for the repository --repo
+names (default: the working directory's), the tools of the-loop mcp, to
+requests carrying "Authorization: Bearer <token>" with the token that
+variable holds; serve will not start while it is empty. Without the key,
+/mcp is not served.`
 }
 
 // reactionsAtStop bounds how long a stopping serve waits for the
@@ -96,6 +103,12 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 	if err != nil {
 		return err
 	}
+	routes := s.routes()
+	if r, err := mcpRoute(g, out, cli, logger); err != nil {
+		return err
+	} else if r != nil {
+		routes = append(routes, *r)
+	}
 	// Signals are caught before the port opens: once it answers, a
 	// SIGTERM is a graceful stop.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -114,7 +127,7 @@ func (c *ServeCmd) Run(g *Globals, out *Output) error {
 		Log:      events,
 		Logger:   logger,
 		ItemOf:   s.router.ItemOf,
-		Routes:   s.routes(),
+		Routes:   routes,
 	})
 	if !s.router.WaitReactions(reactionsAtStop) {
 		logger.Warn("stopped with reactions still unposted")

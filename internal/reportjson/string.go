@@ -1,12 +1,16 @@
-package main
+package reportjson
 
-import "unicode/utf8"
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
 
 // The-loop writes JSON strings two ways, both byte for byte as
 // encoding/json writes them: HTML-safe as json.Marshal does (a with: of
 // graph show, see params.go), and with <, > and & as they are, as the
 // Encoder of check's JSON does after SetEscapeHTML(false) (see
-// reportEncoder). Only the ASCII bytes kept as they are differ.
+// Encoder). Only the ASCII bytes kept as they are differ.
 
 // plainJSON marks the ASCII bytes a string holds as they are when HTML
 // is not escaped: not the controls, '"' or '\\'.
@@ -26,17 +30,17 @@ var plainHTMLJSON = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString is encoding/json's string encoding, HTML-safe as
+// AppendString is encoding/json's string encoding, HTML-safe as
 // json.Marshal's is: quotes, backslashes and control characters escaped,
 // <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and
 // each byte of broken UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	return appendQuoted(b, s, &plainHTMLJSON)
 }
 
-// appendJSONStringKeepHTML is appendJSONString with <, > and & as they
+// AppendStringKeepHTML is AppendString with <, > and & as they
 // are: an Encoder's after SetEscapeHTML(false).
-func appendJSONStringKeepHTML(b []byte, s string) []byte {
+func AppendStringKeepHTML(b []byte, s string) []byte {
 	return appendQuoted(b, s, &plainJSON)
 }
 
@@ -91,4 +95,28 @@ func appendQuoted(b []byte, s string, plain *[utf8.RuneSelf]bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendFloat is encoding/json's float64 encoding: the shortest
+// decimal that reads back the same, in exponent form only for very large
+// and very small magnitudes, with a one-digit negative exponent unpadded;
+// false for NaN and the infinities, which encoding/json refuses.
+func AppendFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 reads e-9, as encoding/json writes it.
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
 }
