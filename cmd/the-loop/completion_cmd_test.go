@@ -12,7 +12,7 @@ func TestTheShellIsAnsweredWhatMayComeNext(t *testing.T) {
 		want  string
 	}{
 		{line: "the-loop gr", want: "graph\n"},
-		{line: "the-loop ", want: "check\ncompletion\nconfig\nevents\ngraph\nhooks\ninit\nnew\nreply\nserve\nsessions\n"},
+		{line: "the-loop ", want: "check\ncompletion\nconfig\nevents\ngraph\nhooks\ninit\nmcp\nnew\nreply\nserve\nsessions\n"},
 		{line: "the-loop graph st", want: "status\n"},
 		{line: "the-loop graph st --format json", point: len("the-loop graph st"), want: "status\n"},
 		{line: "the-loop check --format ", want: "github\njson\njunit\nsarif\ntable\ntext\n"},
