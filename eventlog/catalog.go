@@ -19,23 +19,23 @@ var Levels = []string{LevelDebug, LevelInfo, LevelWarning, LevelError}
 // EventType is one entry of the catalog.
 type EventType struct {
 	// Name is the dot-namespaced type written as the record's "event".
-	Name string
+	Name string `json:"name"`
 	// Level is what Emit records when it is given no level.
-	Level string
+	Level string `json:"level"`
 	// Description says what happened, then the fields it carries.
-	Description string
+	Description string `json:"description"`
 	// Fields are the event's own fields, after the envelope, in the order
 	// the description names them. A record carries those that apply.
-	Fields []Field
+	Fields []Field `json:"fields"`
 }
 
 // Field is one field an event's records may carry.
 type Field struct {
 	// Name is the record's key.
-	Name string
+	Name string `json:"name"`
 	// Doc says what it holds when its name does not: the values it takes
 	// (a | b), or when it is there. "" when the name says it.
-	Doc string
+	Doc string `json:"doc,omitempty"`
 }
 
 // HasField reports whether records of e may carry the field name.

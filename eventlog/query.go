@@ -88,6 +88,12 @@ type head struct {
 	WorkItems  any    `json:"work_items"`
 }
 
+// SelectsEvent reports whether f's Events keep the event type name: any of
+// them matches it (MatchEvent), or there are none.
+func (f Filter) SelectsEvent(name string) bool {
+	return len(f.Events) == 0 || slices.ContainsFunc(f.Events, func(p string) bool { return MatchEvent(p, name) })
+}
+
 // Match reports whether the record, one JSON object as Read hands it
 // over, passes f. A record whose ts does not parse fails a time bound; one
 // whose level is unknown fails a level.
@@ -99,7 +105,7 @@ func (f Filter) Match(record []byte) bool {
 	// A field of another type than head's is left as it was (zero), and
 	// fails the filter that reads it.
 	_ = json.Unmarshal(record, &h)
-	if len(f.Events) > 0 && !slices.ContainsFunc(f.Events, func(p string) bool { return MatchEvent(p, h.Event) }) {
+	if !f.SelectsEvent(h.Event) {
 		return false
 	}
 	if f.Level != "" {

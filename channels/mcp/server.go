@@ -204,6 +204,22 @@ func existing(e *policy.Engine, item string) error {
 	return err
 }
 
+// movingItem is the engine of a verb that moves item, once item names an
+// item that is there (a tool does not create one, as the CLI's verbs do).
+func (s *server) movingItem(item string) (*policy.Engine, error) {
+	if err := itemID(item); err != nil {
+		return nil, err
+	}
+	e, err := s.moving()
+	if err != nil {
+		return nil, err
+	}
+	if err := existing(e, item); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
 // answer is a tool's result: its text is the verb's --format json, written
 // by the CLI's own encoder, and its structured content the same document.
 func answer(v any) (*mcp.CallToolResult, any, error) {
@@ -271,14 +287,8 @@ func (s *server) graphShow(_ context.Context, _ *mcp.CallToolRequest, in ShowArg
 }
 
 func (s *server) graphAdvance(_ context.Context, _ *mcp.CallToolRequest, in ItemArgs) (*mcp.CallToolResult, any, error) {
-	if err := itemID(in.WorkItem); err != nil {
-		return nil, nil, err
-	}
-	e, err := s.moving()
+	e, err := s.movingItem(in.WorkItem)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := existing(e, in.WorkItem); err != nil {
 		return nil, nil, err
 	}
 	// No inbound event: an agent's call carries no reply, so a human gate
@@ -293,14 +303,8 @@ func (s *server) graphAdvance(_ context.Context, _ *mcp.CallToolRequest, in Item
 }
 
 func (s *server) graphComplete(_ context.Context, _ *mcp.CallToolRequest, in CompleteArgs) (*mcp.CallToolResult, any, error) {
-	if err := itemID(in.WorkItem); err != nil {
-		return nil, nil, err
-	}
-	e, err := s.moving()
+	e, err := s.movingItem(in.WorkItem)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := existing(e, in.WorkItem); err != nil {
 		return nil, nil, err
 	}
 	res, err := e.Complete(in.WorkItem, in.Node, completer, policy.Selector{}, nil)

@@ -153,19 +153,6 @@ func (c *EventsCmd) filter(now time.Time) (eventlog.Filter, error) {
 	return f, nil
 }
 
-// catalogEntry is one event type as --list --format json prints it.
-type catalogEntry struct {
-	Name        string         `json:"name"`
-	Level       string         `json:"level"`
-	Description string         `json:"description"`
-	Fields      []catalogField `json:"fields"`
-}
-
-type catalogField struct {
-	Name string `json:"name"`
-	Doc  string `json:"doc,omitempty"`
-}
-
 // list prints the catalog, or the part of it --event selects.
 func (c *EventsCmd) list(out *Output) error {
 	f := eventlog.Filter{Events: c.Event}
@@ -178,15 +165,11 @@ func (c *EventsCmd) list(out *Output) error {
 	}
 	bw := bufio.NewWriter(w)
 	for _, e := range eventlog.Catalog {
-		if len(c.Event) > 0 && !anyMatches(c.Event, e.Name) {
+		if !f.SelectsEvent(e.Name) {
 			continue
 		}
 		if c.Format == "json" {
-			entry := catalogEntry{Name: e.Name, Level: e.Level, Description: e.Description}
-			for _, fl := range e.Fields {
-				entry.Fields = append(entry.Fields, catalogField(fl))
-			}
-			data, err := json.Marshal(entry)
+			data, err := json.Marshal(e)
 			if err != nil {
 				return err
 			}
@@ -196,15 +179,6 @@ func (c *EventsCmd) list(out *Output) error {
 		writeCatalogText(bw, e)
 	}
 	return bw.Flush()
-}
-
-func anyMatches(patterns []string, event string) bool {
-	for _, p := range patterns {
-		if eventlog.MatchEvent(p, event) {
-			return true
-		}
-	}
-	return false
 }
 
 // writeCatalogText prints one event type: its name and level, what it
