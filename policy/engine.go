@@ -186,7 +186,7 @@ func IsRepositoryRoot(dir string) bool {
 
 // Open reads a repository's configuration. It never writes.
 func Open(opts Options) (*Engine, error) {
-	root, err := locate(opts)
+	root, err := Locate(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -229,9 +229,9 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// locate is the repository root opts name: Repo, which must be a
+// Locate is the repository root opts name: Repo, which must be a
 // directory, else the repository holding the working directory.
-func locate(opts Options) (string, error) {
+func Locate(opts Options) (string, error) {
 	if opts.Repo != "" {
 		abs, err := filepath.Abs(opts.Repo)
 		if err != nil {

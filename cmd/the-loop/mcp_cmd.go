@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/the-loop/the-loop/channels/ingress"
@@ -58,25 +57,7 @@ func (g *Globals) repositoryRoot() (string, error) {
 	if err := g.refuseNonRepository(); err != nil {
 		return "", err
 	}
-	if g.Repo != "" {
-		fi, err := os.Stat(g.Repo)
-		if err != nil {
-			return "", fmt.Errorf("--repo: %w", err)
-		}
-		if !fi.IsDir() {
-			return "", fmt.Errorf("--repo %s: not a directory", g.Repo)
-		}
-		return filepath.Abs(g.Repo)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	root, err := policy.FindRepository(wd)
-	if err != nil {
-		return "", fmt.Errorf("%w; run the-loop inside a repository, or name one with --repo", err)
-	}
-	return root, nil
+	return policy.Locate(policy.Options{Repo: g.Repo})
 }
 
 // serveMCP runs the server over in and out until in closes.
